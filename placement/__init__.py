@@ -1,0 +1,1 @@
+"""An independent implementation of the OpenStack Placement API."""

@@ -1,0 +1,86 @@
+"""Authentication middleware: keystone, or noauth2 for tests.
+
+``GET /`` (the version document) never needs authentication.
+"""
+
+import webob.dec
+import webob.exc
+from keystonemiddleware import auth_token
+
+from placement import wsgi_wrapper
+
+# Keystone flattens implied roles into the token; noauth2 does the same.
+_IMPLIED_ROLES = {
+    'admin': ('admin', 'member', 'reader'),
+    'member': ('member', 'reader'),
+    'reader': ('reader',),
+}
+
+
+def _is_root(environ):
+    return environ.get('PATH_INFO', '') in ('', '/')
+
+
+def _expand_roles(roles):
+    expanded = []
+    for role in roles:
+        for implied in _IMPLIED_ROLES.get(role, (role,)):
+            if implied not in expanded:
+                expanded.append(implied)
+    return expanded
+
+
+class NoAuthMiddleware:
+    """Trust the token: ``admin``, or ``user`` or ``user:project``.
+
+    The ``admin`` user gets the admin role; ``X-Roles`` adds roles, and
+    an ``OpenStack-System-Scope`` header gives a system-scoped token (with
+    no project), exactly as the keystone middleware would present them.
+    """
+
+    def __init__(self, application):
+        self.application = application
+
+    @wsgi_wrapper.PlacementWsgify
+    def __call__(self, req):
+        if _is_root(req.environ):
+            return self.application
+        token = req.headers.get('X-Auth-Token')
+        if not token:
+            raise webob.exc.HTTPUnauthorized(
+                'The request you have made requires authentication.')
+        user_id, _sep, project_id = token.partition(':')
+        project_id = project_id or user_id
+        requested = [role.strip().lower()
+                     for role in req.headers.get('X-Roles', '').split(',')
+                     if role.strip()]
+        if user_id == 'admin':
+            requested.insert(0, 'admin')
+        roles = _expand_roles(requested or ['member'])
+        req.headers['X-User-Id'] = user_id
+        req.headers['X-Roles'] = ','.join(roles)
+        if req.headers.get('OpenStack-System-Scope'):
+            req.headers.pop('X-Project-Id', None)
+            req.headers.pop('X-Tenant-Id', None)
+        else:
+            req.headers['X-Project-Id'] = project_id
+        return self.application
+
+
+class KeystoneAuth(auth_token.AuthProtocol):
+    """keystonemiddleware's auth_token, except for the version document."""
+
+    def __call__(self, environ, start_response):
+        if _is_root(environ):
+            return self._app(environ, start_response)
+        return super().__call__(environ, start_response)
+
+
+def make_middleware(conf):
+    """The authentication middleware factory for ``[api] auth_strategy``."""
+    if conf.api.auth_strategy == 'noauth2':
+        return NoAuthMiddleware
+
+    def _keystone(application):
+        return KeystoneAuth(application, {'oslo_config_config': conf})
+    return _keystone

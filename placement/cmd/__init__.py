@@ -1,0 +1,1 @@
+"""Console scripts: placement-manage, placement-status, placement-api."""

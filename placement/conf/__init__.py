@@ -1,0 +1,27 @@
+"""Configuration options of the Placement service, registered per ConfigOpts.
+
+There is no global configuration object: callers build a ``cfg.ConfigOpts``,
+call :func:`register_opts` on it, and pass it down.
+"""
+
+from keystonemiddleware import auth_token
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from placement.conf import api
+from placement.conf import database
+from placement.conf import placement as placement_opts
+from placement.conf import policy
+
+_MODULES = (api, database, placement_opts, policy)
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    """Register every option Placement reads (ours and the libraries')."""
+    for module in _MODULES:
+        module.register_opts(conf)
+    logging.register_options(conf)
+    # keystonemiddleware registers these itself when it starts; doing it
+    # here too lets config files and tests set them beforehand.
+    for group, opts in auth_token.list_opts():
+        conf.register_opts(opts, group=group)

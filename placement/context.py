@@ -1,0 +1,49 @@
+"""The per-request context: who is asking, and what they may do."""
+
+import webob.exc
+from oslo_context import context
+from oslo_policy import policy as oslo_policy
+
+
+class RequestContext(context.RequestContext):
+    """oslo.context's RequestContext plus the service's state.
+
+    ``config``, ``db`` and ``enforcer`` are attached by the context
+    middleware so that nothing below it needs global state.
+    """
+
+    def __init__(self, *args, config=None, db=None, enforcer=None,
+                 **kwargs):
+        super().__init__(*args, **kwargs)
+        self.config = config
+        self.db = db
+        self.enforcer = enforcer
+
+    def can(self, action, target=None):
+        """Enforce policy rule ``action``; 403 when it is not allowed.
+
+        The default target is the requester's own project and user, which
+        is what the ``project_id:%(project_id)s`` checks compare against.
+        """
+        if target is None:
+            target = {'project_id': self.project_id,
+                      'user_id': self.user_id}
+        try:
+            allowed = self.enforcer.enforce(action, target, self)
+        except oslo_policy.InvalidScope:
+            allowed = False
+        if not allowed:
+            raise webob.exc.HTTPForbidden(
+                f'Policy does not allow {action} to be performed.')
+
+
+def make_middleware(conf, db, enforcer):
+    """Middleware putting a RequestContext in ``placement.context``."""
+
+    def middleware(application):
+        def _call(environ, start_response):
+            environ['placement.context'] = RequestContext.from_environ(
+                environ, config=conf, db=db, enforcer=enforcer)
+            return application(environ, start_response)
+        return _call
+    return middleware

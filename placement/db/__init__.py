@@ -1,0 +1,1 @@
+"""Schema, engine, migrations and seed data of the Placement database."""

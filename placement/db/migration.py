@@ -1,0 +1,89 @@
+"""Schema migrations (alembic), used by ``placement-manage db`` and start-up.
+
+A database-level lock serialises concurrent upgrades, so that several
+workers starting with ``sync_on_startup`` do not race each other.
+"""
+
+import contextlib
+import os
+
+import sqlalchemy as sa
+from alembic import command
+from alembic import config as alembic_config
+from alembic import migration as alembic_migration
+from alembic import script as alembic_script
+
+_ALEMBIC_DIR = os.path.join(os.path.dirname(__file__), 'alembic')
+_LOCK_NAME = 'placement_schema_migration'
+# An arbitrary constant identifying our advisory lock in PostgreSQL.
+_PG_LOCK_KEY = 0x706C6163
+# Session-level advisory locks: (take, release) statements per backend.
+_ADVISORY_LOCKS = {
+    'mysql': (sa.text(f"SELECT GET_LOCK('{_LOCK_NAME}', 300)"),
+              sa.text(f"SELECT RELEASE_LOCK('{_LOCK_NAME}')")),
+    'postgresql': (sa.text(f'SELECT pg_advisory_lock({_PG_LOCK_KEY})'),
+                   sa.text(f'SELECT pg_advisory_unlock({_PG_LOCK_KEY})')),
+}
+
+
+def _config(connection=None):
+    cfg = alembic_config.Config()
+    cfg.set_main_option('script_location', _ALEMBIC_DIR)
+    cfg.attributes['connection'] = connection
+    return cfg
+
+
+@contextlib.contextmanager
+def _locked_connection(engine):
+    """A connection holding the migration lock of the database.
+
+    Advisory locks are taken and released in transactions of their own:
+    alembic must find the connection outside any transaction, or it takes
+    that transaction for the caller's and never commits it.
+    """
+    with engine.connect() as conn:
+        backend = engine.url.get_backend_name()
+        if backend == 'sqlite':
+            # alembic's transaction then starts with BEGIN EXCLUSIVE.
+            conn.execution_options(sqlite_begin='EXCLUSIVE')
+        lock, unlock = _ADVISORY_LOCKS.get(backend, (None, None))
+        if lock is None:
+            yield conn
+            return
+        conn.execute(lock)
+        conn.commit()
+        try:
+            yield conn
+        finally:
+            conn.rollback()
+            conn.execute(unlock)
+            conn.commit()
+
+
+def upgrade(engine, revision='head'):
+    """Bring the schema up to ``revision``."""
+    with _locked_connection(engine) as conn:
+        command.upgrade(_config(conn), revision)
+
+
+def stamp(engine, revision):
+    """Record ``revision`` as current without running any migration."""
+    with _locked_connection(engine) as conn:
+        command.stamp(_config(conn), revision)
+
+
+def current_version(engine):
+    """The revision the database is at, or None for an empty database."""
+    with engine.connect() as conn:
+        return alembic_migration.MigrationContext.configure(
+            conn).get_current_revision()
+
+
+def head_version():
+    """The newest revision this code knows."""
+    return alembic_script.ScriptDirectory.from_config(
+        _config()).get_current_head()
+
+
+def is_current(engine):
+    return current_version(engine) == head_version()

@@ -1,0 +1,86 @@
+"""Compose the WSGI application: the middleware stack around the router."""
+
+import logging
+
+from oslo_middleware import cors
+from oslo_middleware import http_proxy_to_wsgi
+from oslo_middleware import request_id
+
+from placement import auth
+from placement import context
+from placement import fault_wrap
+from placement import handler
+from placement import microversion_middleware
+from placement import policy
+from placement import requestlog
+from placement.db import api as db_api
+from placement.db import migration
+from placement.db import standard_data
+
+LOG = logging.getLogger(__name__)
+
+
+def _cors(conf):
+    """CORS, only when ``[cors] allowed_origin`` names an origin.
+
+    oslo.middleware's CORS answers every OPTIONS request with 200, even
+    to unknown URLs and unauthenticated clients; without allowed origins
+    OPTIONS must get the router's 404/405 (and auth's 401) instead.
+    """
+    def middleware(application):
+        wrapped = cors.CORS(application, conf)
+        return wrapped if wrapped.allowed_origins else application
+    return middleware
+
+
+def _proxy_headers(conf):
+    def middleware(application):
+        return http_proxy_to_wsgi.HTTPProxyToWSGI(application, conf)
+    return middleware
+
+
+def _request_id(application):
+    return request_id.RequestId(application)
+
+
+def build_stack(conf, db, enforcer):
+    """The middleware around the router, innermost first."""
+    application = handler.PlacementHandler()
+    for middleware in (
+            microversion_middleware.MicroversionMiddleware,
+            requestlog.RequestLog,
+            context.make_middleware(conf, db, enforcer),
+            auth.make_middleware(conf),
+            _cors(conf),
+            fault_wrap.FaultWrapper,
+            _request_id,
+            _proxy_headers(conf),
+    ):
+        application = middleware(application)
+    return application
+
+
+def prepare_database(conf):
+    """Connect, migrate if asked to, and seed the standard names.
+
+    Fails loudly when no connection is configured, or when the schema is
+    not current and ``sync_on_startup`` is off.
+    """
+    db_conf = conf.placement_database
+    db = db_api.Database(db_conf)
+    db.wait_until_reachable(db_conf.max_retries, db_conf.retry_interval)
+    if db_conf.sync_on_startup:
+        migration.upgrade(db.engine)
+    elif not migration.is_current(db.engine):
+        raise RuntimeError(
+            f'The placement database schema is not current (at '
+            f'{migration.current_version(db.engine)}, code needs '
+            f'{migration.head_version()}): run "placement-manage db sync".')
+    standard_data.sync(db)
+    return db
+
+
+def loadapp(conf):
+    """The complete WSGI application for the configuration ``conf``."""
+    db = prepare_database(conf)
+    return build_stack(conf, db, policy.make_enforcer(conf))

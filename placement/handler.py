@@ -1,0 +1,123 @@
+"""The routing table: URL and method to handler, by microversion.
+
+``ROUTE_DECLARATIONS`` maps each URL template to ``{method: Route}``. A
+route whose method is newer than the request's microversion does not exist
+for that request: a URL with no method available yet is 404, a URL with
+other methods available is 405 with an ``Allow`` header.
+"""
+
+import dataclasses
+
+import routes
+import webob.exc
+
+from placement import microversion
+from placement import wsgi_wrapper
+from placement.handlers import aggregate
+from placement.handlers import inventory
+from placement.handlers import provider_trait
+from placement.handlers import resource_class
+from placement.handlers import resource_provider
+from placement.handlers import root
+from placement.handlers import trait
+from placement.handlers import usage
+
+
+@dataclasses.dataclass(frozen=True)
+class Route:
+    handler: object
+    min_version: str = microversion.MIN_VERSION_STRING
+
+
+ROUTE_DECLARATIONS = {
+    '/': {'GET': Route(root.home)},
+    '/resource_providers': {
+        'GET': Route(resource_provider.list_resource_providers),
+        'POST': Route(resource_provider.create_resource_provider),
+    },
+    '/resource_providers/{uuid}': {
+        'GET': Route(resource_provider.get_resource_provider),
+        'PUT': Route(resource_provider.update_resource_provider),
+        'DELETE': Route(resource_provider.delete_resource_provider),
+    },
+    '/resource_providers/{uuid}/aggregates': {
+        'GET': Route(aggregate.get_aggregates, '1.1'),
+        'PUT': Route(aggregate.set_aggregates, '1.1'),
+    },
+    '/resource_providers/{uuid}/traits': {
+        'GET': Route(provider_trait.get_traits, '1.6'),
+        'PUT': Route(provider_trait.set_traits, '1.6'),
+        'DELETE': Route(provider_trait.delete_traits, '1.6'),
+    },
+    '/resource_providers/{uuid}/inventories': {
+        'GET': Route(inventory.list_inventories),
+        'PUT': Route(inventory.set_inventories),
+        'POST': Route(inventory.create_inventory),
+        'DELETE': Route(inventory.delete_inventories, '1.5'),
+    },
+    '/resource_providers/{uuid}/inventories/{resource_class}': {
+        'GET': Route(inventory.get_inventory),
+        'PUT': Route(inventory.update_inventory),
+        'DELETE': Route(inventory.delete_inventory),
+    },
+    '/resource_providers/{uuid}/usages': {
+        'GET': Route(usage.list_provider_usages),
+    },
+    '/resource_classes': {
+        'GET': Route(resource_class.list_resource_classes, '1.2'),
+        'POST': Route(resource_class.create_resource_class, '1.2'),
+    },
+    '/resource_classes/{name}': {
+        'GET': Route(resource_class.get_resource_class, '1.2'),
+        'PUT': Route(resource_class.update_resource_class, '1.2'),
+        'DELETE': Route(resource_class.delete_resource_class, '1.2'),
+    },
+    '/traits': {
+        'GET': Route(trait.list_traits, '1.6'),
+    },
+    '/traits/{name}': {
+        'GET': Route(trait.get_trait, '1.6'),
+        'PUT': Route(trait.put_trait, '1.6'),
+        'DELETE': Route(trait.delete_trait, '1.6'),
+    },
+}
+
+
+def _make_mapper(declarations):
+    mapper = routes.Mapper()
+    for path in declarations:
+        mapper.connect(path, route_path=path)
+    return mapper
+
+
+class PlacementHandler:
+    """Dispatch a request to its handler, or answer 404/405."""
+
+    def __init__(self, declarations=None):
+        self._declarations = declarations or ROUTE_DECLARATIONS
+        self._mapper = _make_mapper(self._declarations)
+
+    @wsgi_wrapper.PlacementWsgify
+    def __call__(self, req):
+        match = self._mapper.match(environ=req.environ)
+        # routes' patterns end in ``$``, which also matches before a final
+        # newline: /traits/X%0A would otherwise be served as /traits/X.
+        if match is None or req.environ['PATH_INFO'].endswith('\n'):
+            raise webob.exc.HTTPNotFound(
+                f'The resource could not be found: {req.path_info}')
+        methods = self._declarations[match.pop('route_path')]
+        version = microversion.of(req)
+        available = {
+            method: route for method, route in methods.items()
+            if version >= microversion.parse(route.min_version)}
+        if not available:
+            raise webob.exc.HTTPNotFound(
+                f'The resource could not be found: {req.path_info}')
+        route = available.get(req.method)
+        if route is None:
+            allow = ', '.join(sorted(available))
+            raise webob.exc.HTTPMethodNotAllowed(
+                f'The method specified is not allowed for this resource. '
+                f'Allowed: {allow}', headers=[('Allow', allow)])
+        req.environ['wsgiorg.routing_args'] = ((), match)
+        return route.handler(req)

@@ -1,0 +1,1 @@
+"""One module of request handlers per entity of the API."""

@@ -1,0 +1,209 @@
+"""Handlers of /resource_providers/{uuid}/inventories[/{resource_class}].
+
+Each request runs in one transaction that first finds the provider (404),
+then validates the body (400), then writes; any error rolls it all back.
+"""
+
+import functools
+
+import webob.exc
+
+from placement import exception
+from placement import microversion
+from placement import util
+from placement import wsgi_wrapper
+from placement.objects import inventory as inventory_obj
+from placement.objects import resource_provider
+from placement.policies import inventory as policies
+from placement.schemas import inventory as schema
+
+# The first microversion in which reserved may equal total.
+_RESERVED_MAY_EQUAL_TOTAL_MIN_VERSION = 26
+
+
+def _object_errors(handler):
+    """Turn object-layer exceptions into their HTTP errors."""
+    @functools.wraps(handler)
+    def wrapper(req):
+        try:
+            return handler(req)
+        except exception.PlacementError as exc:
+            util.raise_http(exc)
+    return wrapper
+
+
+def _check_capacity(req, uuid, class_name, inventory):
+    """400 unless the inventory's capacity is allowed at this version.
+
+    Before 1.26 reserved must be less than total and the capacity
+    positive; from 1.26 reserved may equal total (capacity zero).
+    """
+    problem = None
+    if microversion.at_least(req, _RESERVED_MAY_EQUAL_TOTAL_MIN_VERSION):
+        if inventory.reserved > inventory.total:
+            problem = 'The reserved value is greater than total.'
+    elif inventory.reserved >= inventory.total:
+        problem = 'The reserved value is greater than or equal to total.'
+    elif inventory.allocation_ratio == 0:
+        problem = 'The allocation ratio must be greater than 0.'
+    if problem:
+        raise webob.exc.HTTPBadRequest(
+            f"Invalid inventory for '{class_name}' on resource provider "
+            f"'{uuid}'. {problem}")
+
+
+def _inventory_from_body(req, uuid, class_name, fields):
+    inventory = inventory_obj.Inventory.from_body(
+        {name: value for name, value in fields.items()
+         if name in schema.INVENTORY_FIELDS})
+    _check_capacity(req, uuid, class_name, inventory)
+    return inventory
+
+
+def _generation(data):
+    """The body's provider generation as an int (JSON may say 3.0)."""
+    generation = data.get('resource_provider_generation')
+    return None if generation is None else int(generation)
+
+
+def _inventories_response(req, inventories, generation):
+    body = {
+        'inventories': {name: inventory.values()
+                        for name, inventory in inventories.items()},
+        'resource_provider_generation': generation,
+    }
+    last_modified = max(
+        (inventory.last_modified for inventory in inventories.values()),
+        default=None)
+    return _json_response(req, body, 200, last_modified)
+
+
+def _inventory_response(req, inventory, generation, status=200):
+    body = {**inventory.values(), 'resource_provider_generation': generation}
+    return _json_response(req, body, status, inventory.last_modified)
+
+
+def _json_response(req, body, status, last_modified):
+    """From 1.15 PUT and POST bodies carry Last-Modified too, like GETs."""
+    response = util.json_response(req, body, status, last_modified)
+    util.add_last_modified(req, response, last_modified)
+    return response
+
+
+@wsgi_wrapper.PlacementWsgify
+@util.check_accept(util.JSON)
+@_object_errors
+def list_inventories(req):
+    context = req.environ['placement.context']
+    context.can(policies.LIST)
+    with context.db.reader() as conn:
+        provider = resource_provider.get_by_uuid(
+            conn, util.path_arg(req, 'uuid'))
+        inventories = inventory_obj.get_all(conn, provider.id)
+    return _inventories_response(req, inventories, provider.generation)
+
+
+@wsgi_wrapper.PlacementWsgify
+@util.check_accept(util.JSON)
+@util.require_content(util.JSON)
+@_object_errors
+def set_inventories(req):
+    """Replace all inventories of the provider."""
+    context = req.environ['placement.context']
+    context.can(policies.UPDATE)
+    uuid = util.path_arg(req, 'uuid')
+    with context.db.writer() as conn:
+        provider = resource_provider.get_by_uuid(conn, uuid)
+        data = util.extract_json(req.body, schema.PUT_INVENTORIES)
+        inventories = {
+            name: _inventory_from_body(req, uuid, name, fields)
+            for name, fields in data['inventories'].items()}
+        generation = inventory_obj.replace_all(
+            conn, provider, inventories, _generation(data))
+        stored = inventory_obj.get_all(conn, provider.id)
+    return _inventories_response(req, stored, generation)
+
+
+@wsgi_wrapper.PlacementWsgify
+@util.check_accept(util.JSON)
+@util.require_content(util.JSON)
+@_object_errors
+def create_inventory(req):
+    """Add the inventory of one class the provider has none of."""
+    context = req.environ['placement.context']
+    context.can(policies.CREATE)
+    uuid = util.path_arg(req, 'uuid')
+    with context.db.writer() as conn:
+        provider = resource_provider.get_by_uuid(conn, uuid)
+        data = util.extract_json(req.body, schema.POST_INVENTORY)
+        class_name = data['resource_class']
+        inventory = _inventory_from_body(req, uuid, class_name, data)
+        generation = inventory_obj.add(
+            conn, provider, class_name, inventory, _generation(data))
+        stored = inventory_obj.get_one(conn, provider, class_name)
+    response = _inventory_response(req, stored, generation, status=201)
+    response.location = (f'{req.script_name}/resource_providers/{uuid}'
+                         f'/inventories/{class_name}')
+    return response
+
+
+@wsgi_wrapper.PlacementWsgify
+@util.check_accept(util.JSON)
+@_object_errors
+def delete_inventories(req):
+    """Delete all inventories of the provider (from 1.5)."""
+    context = req.environ['placement.context']
+    context.can(policies.DELETE)
+    with context.db.writer() as conn:
+        provider = resource_provider.get_by_uuid(
+            conn, util.path_arg(req, 'uuid'))
+        inventory_obj.replace_all(conn, provider, {}, provider.generation)
+    return util.empty_response()
+
+
+@wsgi_wrapper.PlacementWsgify
+@util.check_accept(util.JSON)
+@_object_errors
+def get_inventory(req):
+    context = req.environ['placement.context']
+    context.can(policies.SHOW)
+    with context.db.reader() as conn:
+        provider = resource_provider.get_by_uuid(
+            conn, util.path_arg(req, 'uuid'))
+        inventory = inventory_obj.get_one(
+            conn, provider, util.path_arg(req, 'resource_class'))
+    return _inventory_response(req, inventory, provider.generation)
+
+
+@wsgi_wrapper.PlacementWsgify
+@util.check_accept(util.JSON)
+@util.require_content(util.JSON)
+@_object_errors
+def update_inventory(req):
+    """Replace the existing inventory of one class."""
+    context = req.environ['placement.context']
+    context.can(policies.UPDATE)
+    uuid = util.path_arg(req, 'uuid')
+    class_name = util.path_arg(req, 'resource_class')
+    with context.db.writer() as conn:
+        provider = resource_provider.get_by_uuid(conn, uuid)
+        data = util.extract_json(req.body, schema.PUT_INVENTORY)
+        inventory = _inventory_from_body(req, uuid, class_name, data)
+        generation = inventory_obj.update(
+            conn, provider, class_name, inventory, _generation(data))
+        stored = inventory_obj.get_one(conn, provider, class_name)
+    return _inventory_response(req, stored, generation)
+
+
+@wsgi_wrapper.PlacementWsgify
+@util.check_accept(util.JSON)
+@_object_errors
+def delete_inventory(req):
+    context = req.environ['placement.context']
+    context.can(policies.DELETE)
+    with context.db.writer() as conn:
+        provider = resource_provider.get_by_uuid(
+            conn, util.path_arg(req, 'uuid'))
+        inventory_obj.delete(
+            conn, provider, util.path_arg(req, 'resource_class'))
+    return util.empty_response()

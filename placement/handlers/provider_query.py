@@ -1,0 +1,168 @@
+"""Parsing of the provider filters in query strings, by microversion.
+
+``member_of`` and ``required`` have the same syntax wherever providers
+are searched; their parsers take the request for its microversion.
+"""
+
+import webob.exc
+
+from placement import microversion
+from placement import util
+from placement.objects import provider_filter
+from placement.objects import resource_provider
+
+# GET /resource_providers parameters and the microversion adding each.
+_PARAMS = (
+    ('name', 0),
+    ('uuid', 0),
+    ('member_of', 3),
+    ('resources', 4),
+    ('in_tree', 14),
+    ('required', 18),
+)
+_REPEATED_MEMBER_OF = 24
+_REPEATED_REQUIRED = 39
+_FORBIDDEN_TRAITS = 22
+_FORBIDDEN_AGGREGATES = 32
+_ANY_TRAITS = 39
+_MAX_AMOUNT = 2147483647
+
+
+def _bad(message):
+    return webob.exc.HTTPBadRequest(message)
+
+
+def query_uuid(name, value):
+    """The canonical form of uuid query parameter ``name``; else 400."""
+    uuid = resource_provider.canonical_uuid(value)
+    if uuid is None:
+        raise _bad(f"Invalid query string parameters: Expected '{name}' "
+                   f"parameter to be a valid UUID. Got: {value}")
+    return uuid
+
+
+def parse_member_of(req, values, name='member_of'):
+    """``(groups, forbidden)`` from the ``member_of`` values.
+
+    ``groups`` is a tuple of frozensets of aggregate uuids (a provider is
+    in one of each); ``forbidden`` the uuids a provider must not be in
+    (``!uuid`` and ``!in:a,b``, from 1.32). ``!`` inside ``in:`` is 400.
+    """
+    allow_forbidden = microversion.at_least(req, _FORBIDDEN_AGGREGATES)
+    groups, forbidden = [], set()
+    for value in values:
+        negated = allow_forbidden and value.startswith('!')
+        listed = value[1:] if negated else value
+        if listed.startswith('in:'):
+            listed = listed[3:]
+            uuids = listed.split(',')
+        else:
+            uuids = [listed]
+        canonical = {resource_provider.canonical_uuid(uuid)
+                     for uuid in uuids}
+        if None in canonical:
+            raise _bad(f"Invalid query string parameters: Expected '{name}' "
+                       f"parameter to contain valid UUID(s). Got: {value}")
+        if negated:
+            forbidden |= canonical
+        else:
+            groups.append(frozenset(canonical))
+    return tuple(groups), frozenset(forbidden)
+
+
+def parse_required(req, values, name='required'):
+    """``(groups, forbidden)`` from the ``required`` values.
+
+    ``groups`` is a tuple of frozensets of trait names (a provider has
+    one of each: a plain trait is a group of one, ``in:A,B`` from 1.39 a
+    group of several); ``forbidden`` the traits prefixed with ``!`` (from
+    1.22), not allowed inside ``in:``.
+    """
+    allow_forbidden = microversion.at_least(req, _FORBIDDEN_TRAITS)
+    allow_any = microversion.at_least(req, _ANY_TRAITS)
+    groups, forbidden = [], set()
+    for value in values:
+        any_of = allow_any and value.startswith('in:')
+        names = (value[3:] if any_of else value).split(',')
+        if not all(names) or any(name == '!' for name in names):
+            raise _bad(
+                f"Invalid query string parameters: Expected '{name}' "
+                f"parameter value of the form: HW_CPU_X86_VMX,CUSTOM_MAGIC. "
+                f"Got: {value}")
+        if any_of:
+            if any(trait.startswith('!') for trait in names):
+                raise _bad(
+                    f"Invalid query string parameters: Mixing forbidden "
+                    f"and any-of traits in '{name}' is not supported. "
+                    f"Got: {value}")
+            groups.append(frozenset(names))
+            continue
+        for trait in names:
+            if allow_forbidden and trait.startswith('!'):
+                forbidden.add(trait[1:])
+            else:
+                groups.append(frozenset([trait]))
+    return tuple(groups), frozenset(forbidden)
+
+
+def parse_resources(value, name='resources'):
+    """``{resource class: amount}`` from ``VCPU:2,MEMORY_MB:1024``."""
+    resources = {}
+    for item in value.split(','):
+        class_name, sep, amount = item.partition(':')
+        if not (class_name and sep):
+            raise _bad(
+                f"Badly formed {name} parameter. Expected {name} query "
+                f"string parameter in form: ?{name}=VCPU:2,MEMORY_MB:1024. "
+                f"Got: {value}")
+        try:
+            amount = int(amount)
+        except ValueError:
+            raise _bad(
+                f'Requested resource {class_name} expected positive '
+                f'integer amount. Got: {amount}.') from None
+        if not 1 <= amount <= _MAX_AMOUNT:
+            raise _bad(
+                f'Requested resource {class_name} requires amount >= 1 and '
+                f'<= {_MAX_AMOUNT}. Got: {amount}.')
+        if class_name in resources:
+            raise _bad(f'Resource class {class_name} given more than once '
+                       f'in {name}: {value}')
+        resources[class_name] = amount
+    return resources
+
+
+def _optional_uuid(params, name):
+    value = params.get(name)
+    return None if value is None else query_uuid(name, value)
+
+
+def list_filter(req):
+    """The :class:`ProviderFilter` of a GET /resource_providers request."""
+    allowed = {name for name, minor in _PARAMS
+               if microversion.at_least(req, minor)}
+    repeatable = set()
+    if microversion.at_least(req, _REPEATED_MEMBER_OF):
+        repeatable.add('member_of')
+    if microversion.at_least(req, _REPEATED_REQUIRED):
+        repeatable.add('required')
+    params = util.query_params(req, allowed, repeatable)
+
+    def values(name):
+        value = params.get(name, [])
+        return value if isinstance(value, list) else [value]
+
+    member_of, forbidden_aggregates = parse_member_of(
+        req, values('member_of'))
+    required, forbidden_traits = parse_required(req, values('required'))
+    resources = params.get('resources')
+    return provider_filter.ProviderFilter(
+        name=params.get('name'),
+        uuid=_optional_uuid(params, 'uuid'),
+        in_tree=_optional_uuid(params, 'in_tree'),
+        resources={} if resources is None else parse_resources(resources),
+        member_of=member_of,
+        forbidden_aggregates=forbidden_aggregates,
+        required_traits=required,
+        forbidden_traits=forbidden_traits,
+    )

@@ -1,0 +1,63 @@
+"""Handlers of /resource_providers/{uuid}/traits (from 1.6)."""
+
+from placement import util
+from placement import wsgi_wrapper
+from placement.objects import name_table
+from placement.objects import provider_trait
+from placement.objects import resource_provider
+from placement.policies import trait as policies
+from placement.schemas import provider_trait as schema
+
+
+def _response(req, names, provider):
+    """The traits body; Last-Modified: when the provider last changed."""
+    response = util.json_response(req, {
+        'traits': names,
+        'resource_provider_generation': provider.generation,
+    })
+    util.add_last_modified(req, response, name_table.last_modified(provider))
+    return response
+
+
+@wsgi_wrapper.PlacementWsgify
+@util.check_accept(util.JSON)
+@util.object_errors
+def get_traits(req):
+    context = req.environ['placement.context']
+    context.can(policies.RP_TRAIT_LIST)
+    with context.db.reader() as conn:
+        provider = resource_provider.get_by_uuid(
+            conn, util.path_arg(req, 'uuid'))
+        names = provider_trait.names_of_provider(conn, provider.id)
+    return _response(req, names, provider)
+
+
+@wsgi_wrapper.PlacementWsgify
+@util.check_accept(util.JSON)
+@util.require_content(util.JSON)
+@util.object_errors
+def set_traits(req):
+    context = req.environ['placement.context']
+    context.can(policies.RP_TRAIT_UPDATE)
+    uuid = util.path_arg(req, 'uuid')
+    with context.db.writer() as conn:
+        provider = resource_provider.get_by_uuid(conn, uuid)
+        data = util.extract_json(req.body, schema.PUT_PROVIDER_TRAITS)
+        provider_trait.replace_for_provider(
+            conn, provider.id, data['resource_provider_generation'],
+            data['traits'])
+        provider = resource_provider.get_by_uuid(conn, uuid)
+    return _response(req, sorted(data['traits']), provider)
+
+
+@wsgi_wrapper.PlacementWsgify
+@util.object_errors
+def delete_traits(req):
+    context = req.environ['placement.context']
+    context.can(policies.RP_TRAIT_DELETE)
+    with context.db.writer() as conn:
+        provider = resource_provider.get_by_uuid(
+            conn, util.path_arg(req, 'uuid'))
+        provider_trait.replace_for_provider(
+            conn, provider.id, provider.generation, [])
+    return util.empty_response(204)

@@ -1,0 +1,18 @@
+"""GET /: the version document; no authentication needed."""
+
+from placement import microversion
+from placement import util
+from placement import wsgi_wrapper
+
+
+@wsgi_wrapper.PlacementWsgify
+@util.check_accept('application/json')
+def home(req):
+    version_doc = {
+        'id': 'v1.0',
+        'min_version': microversion.MIN_VERSION_STRING,
+        'max_version': microversion.MAX_VERSION_STRING,
+        'status': 'CURRENT',
+        'links': [{'rel': 'self', 'href': ''}],
+    }
+    return util.json_response(req, {'versions': [version_doc]})

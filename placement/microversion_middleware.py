@@ -1,0 +1,38 @@
+"""Microversion negotiation middleware (parsing by microversion-parse)."""
+
+import microversion_parse
+import webob.exc
+
+from placement import wsgi_wrapper
+from placement.microversion import MICROVERSION_ENVIRON
+from placement.microversion import SERVICE_TYPE
+from placement.microversion import VERSIONS
+
+
+class MicroversionMiddleware:
+    """Negotiate the microversion from ``OpenStack-API-Version``.
+
+    No header means the minimum, ``latest`` the maximum; a malformed value
+    is 400 and one outside the supported range is 406. Every response the
+    application returns carries the version header and ``Vary``.
+    """
+
+    def __init__(self, application):
+        self.application = application
+
+    @wsgi_wrapper.PlacementWsgify
+    def __call__(self, req):
+        try:
+            version = microversion_parse.extract_version(
+                req.headers, SERVICE_TYPE, VERSIONS)
+        except ValueError as exc:
+            raise webob.exc.HTTPNotAcceptable(
+                f'Invalid microversion: {exc}')
+        except TypeError as exc:
+            raise webob.exc.HTTPBadRequest(f'Invalid microversion: {exc}')
+        req.environ[MICROVERSION_ENVIRON] = version
+        response = req.get_response(self.application)
+        response.headers[microversion_parse.STANDARD_HEADER] = (
+            f'{SERVICE_TYPE} {version}')
+        response.headers.add('Vary', microversion_parse.STANDARD_HEADER)
+        return response

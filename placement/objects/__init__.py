@@ -1,0 +1,1 @@
+"""The object layer: database reads and writes behind the handlers."""

@@ -1,0 +1,58 @@
+"""Aggregates of resource providers.
+
+Placement aggregates are bare uuids: a row in ``placement_aggregates``
+is created the first time a provider is put in it and kept afterwards.
+"""
+
+import sqlalchemy as sa
+
+from placement.db import models
+from placement.objects import association
+from placement.objects import resource_provider
+
+AGG = models.PlacementAggregate.__table__
+_RP_AGG = models.ResourceProviderAggregate.__table__
+
+
+def uuids_of_provider(conn, provider_id):
+    """The sorted uuids of the aggregates provider ``provider_id`` is in."""
+    return list(conn.scalars(
+        sa.select(AGG.c.uuid)
+        .join(_RP_AGG, _RP_AGG.c.aggregate_id == AGG.c.id)
+        .where(_RP_AGG.c.resource_provider_id == provider_id)
+        .order_by(AGG.c.uuid)))
+
+
+def _ids_by_uuid(conn, uuids):
+    """``{uuid: id}``, creating the aggregates that do not exist yet.
+
+    A concurrent creator of the same aggregate makes our insert fail on
+    the unique uuid; the locking re-read then sees its row.
+    """
+    if not uuids:
+        return {}
+    query = sa.select(AGG.c.uuid, AGG.c.id).where(AGG.c.uuid.in_(uuids))
+    found = dict(conn.execute(query).all())
+    missing = sorted(set(uuids) - found.keys())
+    for uuid in missing:
+        try:
+            with conn.begin_nested():
+                conn.execute(sa.insert(AGG).values(uuid=uuid))
+        except sa.exc.IntegrityError:
+            pass
+    if missing:
+        found = dict(conn.execute(query.with_for_update(read=True)).all())
+    return found
+
+
+def replace_for_provider(conn, provider_id, generation, uuids):
+    """Put the provider in exactly the aggregates ``uuids``.
+
+    ``generation`` is the provider generation the caller saw; the new one
+    is returned (ConcurrentUpdate when it is stale).
+    """
+    new_generation = resource_provider.increment_generation(
+        conn, provider_id, generation)
+    wanted = _ids_by_uuid(conn, uuids).values()
+    association.replace(conn, _RP_AGG.c.aggregate_id, provider_id, wanted)
+    return new_generation

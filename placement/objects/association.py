@@ -1,0 +1,26 @@
+"""Replacing the rows of a provider in an association table.
+
+Provider aggregates and provider traits are both sets of ids linked to a
+provider; a PUT replaces the whole set, touching only what changes.
+"""
+
+import sqlalchemy as sa
+
+
+def replace(conn, column, provider_id, wanted):
+    """Link provider ``provider_id`` to exactly the ids ``wanted``.
+
+    ``column`` is the table's column of the linked ids; the table has a
+    ``resource_provider_id`` column too.
+    """
+    table = column.table
+    mine = table.c.resource_provider_id == provider_id
+    current = set(conn.scalars(sa.select(column).where(mine)))
+    wanted = set(wanted)
+    if current - wanted:
+        conn.execute(sa.delete(table).where(
+            mine, column.in_(current - wanted)))
+    if wanted - current:
+        conn.execute(sa.insert(table), [
+            {'resource_provider_id': provider_id, column.key: linked}
+            for linked in sorted(wanted - current)])

@@ -1,0 +1,219 @@
+"""Inventories of resource providers: read, replace, add, update, delete.
+
+Every write starts with the provider's generation compare-and-swap: it
+rejects a stale generation before anything else happens and, on the
+server backends, holds the provider row locked for the rest of the
+transaction, so that the allocation checks below cannot race with
+allocation writers (which swap the same generation).
+
+Removing inventory that has allocations is refused (InventoryInUse).
+Lowering the capacity of an inventory below its current usage is allowed,
+as it is upstream: the provider is then over capacity, which is logged,
+and new allocations against it fail until usage drops.
+"""
+
+import dataclasses
+import datetime
+import logging
+
+import sqlalchemy as sa
+
+from placement import exception
+from placement.db import models
+from placement.objects import resource_class
+from placement.objects import resource_provider
+
+LOG = logging.getLogger(__name__)
+
+INV = models.Inventory.__table__
+ALLOC = models.Allocation.__table__
+RC = models.ResourceClass.__table__
+
+MAX_UNIT_DEFAULT = 2147483647
+
+
+@dataclasses.dataclass(frozen=True)
+class Inventory:
+    """One inventory record; the defaults are those of the API."""
+
+    total: int
+    reserved: int = 0
+    min_unit: int = 1
+    max_unit: int = MAX_UNIT_DEFAULT
+    step_size: int = 1
+    allocation_ratio: float = 1.0
+    #: When the stored record last changed; None if not stored yet.
+    last_modified: datetime.datetime | None = dataclasses.field(
+        default=None, compare=False)
+
+    @classmethod
+    def from_body(cls, fields):
+        """An inventory from validated request ``fields``.
+
+        JSON Schema accepts ``2.0`` as an integer; store and echo ``2``.
+        """
+        values = {name: int(value) for name, value in fields.items()
+                  if name != 'allocation_ratio'}
+        if 'allocation_ratio' in fields:
+            values['allocation_ratio'] = float(fields['allocation_ratio'])
+        return cls(**values)
+
+    @property
+    def capacity(self):
+        """What allocations may consume in total."""
+        return (self.total - self.reserved) * self.allocation_ratio
+
+    def values(self):
+        """The record's API fields, as shown in responses."""
+        return {'total': self.total, 'reserved': self.reserved,
+                'min_unit': self.min_unit, 'max_unit': self.max_unit,
+                'step_size': self.step_size,
+                'allocation_ratio': self.allocation_ratio}
+
+
+def _inventory(row):
+    return Inventory(
+        total=row.total, reserved=row.reserved, min_unit=row.min_unit,
+        max_unit=row.max_unit, step_size=row.step_size,
+        allocation_ratio=row.allocation_ratio,
+        last_modified=row.updated_at or row.created_at)
+
+
+def get_all(conn, provider_id):
+    """``{resource class name: Inventory}`` of a provider."""
+    rows = conn.execute(
+        sa.select(RC.c.name, INV)
+        .join(RC, RC.c.id == INV.c.resource_class_id)
+        .where(INV.c.resource_provider_id == provider_id))
+    return {row.name: _inventory(row) for row in rows}
+
+
+def get_one(conn, provider, class_name):
+    """The provider's inventory of ``class_name``; else NotFound."""
+    inventory = get_all(conn, provider.id).get(class_name)
+    if inventory is None:
+        raise exception.NotFound(
+            f'No inventory of class {class_name} for {provider.uuid}')
+    return inventory
+
+
+def _stored_class_ids(conn, provider_id):
+    """``{resource class id: name}`` of the provider's inventories."""
+    return dict(conn.execute(
+        sa.select(INV.c.resource_class_id, RC.c.name)
+        .join(RC, RC.c.id == INV.c.resource_class_id)
+        .where(INV.c.resource_provider_id == provider_id)).all())
+
+
+def _usage(conn, provider_id, class_ids):
+    """``{resource class id: amount allocated}`` for ``class_ids``."""
+    if not class_ids:
+        return {}
+    return dict(conn.execute(
+        sa.select(ALLOC.c.resource_class_id, sa.func.sum(ALLOC.c.used))
+        .where(ALLOC.c.resource_provider_id == provider_id,
+               ALLOC.c.resource_class_id.in_(class_ids))
+        .group_by(ALLOC.c.resource_class_id)).all())
+
+
+def _delete(conn, provider, classes):
+    """Delete inventories ``{id: name}``; InventoryInUse if allocated."""
+    if not classes:
+        return
+    in_use = _usage(conn, provider.id, list(classes))
+    if in_use:
+        names = ', '.join(sorted(classes[id_] for id_ in in_use))
+        raise exception.InventoryInUse(
+            f"Inventory for '{names}' on resource provider "
+            f"'{provider.uuid}' in use.")
+    conn.execute(sa.delete(INV).where(
+        INV.c.resource_provider_id == provider.id,
+        INV.c.resource_class_id.in_(list(classes))))
+
+
+def _insert(conn, provider_id, class_id, inventory):
+    conn.execute(sa.insert(INV).values(
+        resource_provider_id=provider_id, resource_class_id=class_id,
+        **inventory.values()))
+
+
+def _update(conn, provider, class_id, class_name, inventory):
+    """Overwrite a stored inventory; log when usage now exceeds it."""
+    conn.execute(
+        sa.update(INV)
+        .where(INV.c.resource_provider_id == provider.id,
+               INV.c.resource_class_id == class_id)
+        .values(**inventory.values()))
+    used = _usage(conn, provider.id, [class_id]).get(class_id, 0)
+    if used > inventory.capacity:
+        LOG.warning('Resource provider %s is now over capacity for %s: '
+                    '%s used, capacity %s', provider.uuid, class_name,
+                    used, inventory.capacity)
+
+
+def replace_all(conn, provider, inventories, generation):
+    """Make ``{class name: Inventory}`` the provider's whole inventory.
+
+    The new provider generation; ConcurrentUpdate when ``generation`` is
+    stale, BadRequest for an unknown class, InventoryInUse when a class
+    left out still has allocations.
+    """
+    new_generation = resource_provider.increment_generation(
+        conn, provider.id, generation)
+    class_ids = resource_class.ids_by_name(conn, inventories)
+    stored = _stored_class_ids(conn, provider.id)
+    _delete(conn, provider, {id_: name for id_, name in stored.items()
+                             if name not in class_ids})
+    for name, inventory in sorted(inventories.items()):
+        class_id = class_ids[name]
+        if class_id in stored:
+            _update(conn, provider, class_id, name, inventory)
+        else:
+            _insert(conn, provider.id, class_id, inventory)
+    return new_generation
+
+
+def add(conn, provider, class_name, inventory, generation=None):
+    """Add the inventory of a class the provider has none of.
+
+    ``generation`` defaults to the provider's generation as read; a class
+    that already has inventory is a conflict.
+    """
+    if generation is None:
+        generation = provider.generation
+    new_generation = resource_provider.increment_generation(
+        conn, provider.id, generation)
+    class_id = resource_class.ids_by_name(conn, [class_name])[class_name]
+    if class_id in _stored_class_ids(conn, provider.id):
+        raise exception.ConcurrentUpdate(
+            f"Inventory for '{class_name}' on resource provider "
+            f"'{provider.uuid}' already exists.")
+    _insert(conn, provider.id, class_id, inventory)
+    return new_generation
+
+
+def update(conn, provider, class_name, inventory, generation):
+    """Replace the existing inventory of one class; BadRequest if none."""
+    new_generation = resource_provider.increment_generation(
+        conn, provider.id, generation)
+    stored = {name: id_ for id_, name in
+              _stored_class_ids(conn, provider.id).items()}
+    if class_name not in stored:
+        raise exception.BadRequest(
+            f'No inventory of class {class_name} found for resource '
+            f'provider {provider.uuid}.')
+    _update(conn, provider, stored[class_name], class_name, inventory)
+    return new_generation
+
+
+def delete(conn, provider, class_name):
+    """Delete the inventory of one class; NotFound if there is none."""
+    resource_provider.increment_generation(
+        conn, provider.id, provider.generation)
+    stored = {name: id_ for id_, name in
+              _stored_class_ids(conn, provider.id).items()}
+    if class_name not in stored:
+        raise exception.NotFound(
+            f'No inventory of class {class_name} found for delete on '
+            f'resource provider {provider.uuid}.')
+    _delete(conn, provider, {stored[class_name]: class_name})

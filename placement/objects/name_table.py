@@ -1,0 +1,120 @@
+"""Tables of unique names: resource classes and traits.
+
+Both hold standard names (seeded from os-resource-classes and os-traits)
+and custom ``CUSTOM_*`` names created through the API, and are written the
+same way. Creation relies on the unique constraint on ``name``, inside a
+savepoint, so that concurrent creators of one name (in other workers) get
+DuplicateName rather than a database error.
+
+Names are compared again in Python after the query: MySQL's default
+collations and SQLite's LIKE ignore case, the API does not.
+
+:func:`last_modified` and :func:`newest` serve any row with the
+``created_at``/``updated_at`` columns.
+"""
+
+import datetime
+
+import sqlalchemy as sa
+
+from placement import exception
+
+
+def storable(name):
+    """Whether ``name`` can be sent to every backend (PostgreSQL: no NUL)."""
+    return '\x00' not in name
+
+
+def get(conn, table, name):
+    """The row named exactly ``name``, or None."""
+    if not storable(name):
+        return None
+    rows = conn.execute(sa.select(table).where(table.c.name == name))
+    return next((row for row in rows if row.name == name), None)
+
+
+def ids_by_name(conn, table, names):
+    """``({name: id}, unknown)`` for ``names``; ``unknown`` is sorted."""
+    names = set(names)
+    if not names:
+        return {}, []
+    found = dict(conn.execute(
+        sa.select(table.c.name, table.c.id)
+        .where(table.c.name.in_(filter(storable, names)))).all())
+    return found, sorted(names - found.keys())
+
+
+def insert(conn, table, name, kind):
+    """Add ``name``; DuplicateName when it exists, even concurrently."""
+    try:
+        with conn.begin_nested():
+            conn.execute(sa.insert(table).values(name=name))
+    except sa.exc.IntegrityError as exc:
+        raise exception.DuplicateName(
+            f'Conflicting {kind} already exists: {name}') from exc
+
+
+def ensure(conn, table, name, kind):
+    """``(row, created)``: the existing row, or None when (just) created.
+
+    ``created`` is False when another writer created ``name`` between
+    our read and our insert.
+    """
+    row = get(conn, table, name)
+    if row is not None:
+        return row, False
+    try:
+        insert(conn, table, name, kind)
+    except exception.DuplicateName:
+        return None, False
+    return None, True
+
+
+def rename(conn, table, row_id, new_name, kind):
+    """Rename row ``row_id``; DuplicateName when ``new_name`` is taken.
+
+    Returns whether the row was renamed: False when a concurrent request
+    deleted it.
+    """
+    try:
+        with conn.begin_nested():
+            result = conn.execute(
+                sa.update(table).where(table.c.id == row_id)
+                .values(name=new_name))
+    except sa.exc.IntegrityError as exc:
+        raise exception.DuplicateName(
+            f'{kind.capitalize()} already exists: {new_name}') from exc
+    return result.rowcount == 1
+
+
+def delete(conn, table, row_id, referrers, in_use_message):
+    """Delete row ``row_id`` unless a ``referrers`` column refers to it.
+
+    ``referrers`` are the foreign key columns pointing at ``table``; the
+    foreign keys themselves catch a use added concurrently. Either way
+    the answer is Conflict(``in_use_message``). Returns whether the row
+    was deleted: False when a concurrent request deleted it first.
+    """
+    for column in referrers:
+        if conn.scalar(sa.select(sa.exists().where(column == row_id))):
+            raise exception.Conflict(in_use_message)
+    try:
+        with conn.begin_nested():
+            result = conn.execute(
+                sa.delete(table).where(table.c.id == row_id))
+    except sa.exc.IntegrityError as exc:
+        raise exception.Conflict(in_use_message) from exc
+    return result.rowcount == 1
+
+
+def last_modified(row):
+    """When ``row`` last changed (aware UTC), or None if unknown."""
+    changed = row.updated_at or row.created_at
+    if changed is None:
+        return None
+    return changed.replace(tzinfo=datetime.UTC)
+
+
+def newest(rows):
+    """The latest :func:`last_modified` of ``rows``, or None."""
+    return max(filter(None, map(last_modified, rows)), default=None)

@@ -1,0 +1,137 @@
+"""GET /resource_providers: the providers that pass every given filter.
+
+The filters become conditions of a single statement (EXISTS and IN
+subqueries over the association and inventory tables), so listing costs
+one query whatever the number of providers. The condition builders are
+shared with other provider searches.
+"""
+
+import dataclasses
+
+import sqlalchemy as sa
+
+from placement.db import models
+from placement.objects import name_table
+from placement.objects import resource_class
+from placement.objects import resource_provider
+from placement.objects import trait
+
+RP = resource_provider.RP
+_INV = models.Inventory.__table__
+_ALLOC = models.Allocation.__table__
+_AGG = models.PlacementAggregate.__table__
+_RP_AGG = models.ResourceProviderAggregate.__table__
+_RP_TRAIT = models.ResourceProviderTrait.__table__
+
+
+@dataclasses.dataclass(frozen=True)
+class ProviderFilter:
+    """What GET /resource_providers asks for; None/empty: no filter."""
+
+    name: str | None = None
+    uuid: str | None = None
+    in_tree: str | None = None
+    #: ``{resource class name: amount}`` each provider must be able to
+    #: serve.
+    resources: dict = dataclasses.field(default_factory=dict)
+    #: Sets of aggregate uuids: a provider is in at least one of each.
+    member_of: tuple = ()
+    #: Aggregate uuids a provider must not be in.
+    forbidden_aggregates: frozenset = frozenset()
+    #: Sets of trait names: a provider has at least one of each.
+    required_traits: tuple = ()
+    #: Trait names a provider must not have.
+    forbidden_traits: frozenset = frozenset()
+
+
+def in_any_aggregate(provider_id, aggregate_uuids):
+    """Condition: provider ``provider_id`` is in one of the aggregates."""
+    return sa.exists().where(
+        _RP_AGG.c.resource_provider_id == provider_id,
+        _RP_AGG.c.aggregate_id == _AGG.c.id,
+        _AGG.c.uuid.in_(aggregate_uuids))
+
+
+def has_any_trait(provider_id, trait_ids):
+    """Condition: provider ``provider_id`` has one of the traits."""
+    return sa.exists().where(
+        _RP_TRAIT.c.resource_provider_id == provider_id,
+        _RP_TRAIT.c.trait_id.in_(trait_ids))
+
+
+def with_capacity(class_id, amount):
+    """Ids of the providers that can serve ``amount`` of a class now.
+
+    The amount must fit the capacity left ((total - reserved) *
+    allocation_ratio - used) and the inventory's min_unit, max_unit and
+    step_size.
+    """
+    used = (sa.select(sa.func.coalesce(sa.func.sum(_ALLOC.c.used), 0))
+            .where(_ALLOC.c.resource_provider_id
+                   == _INV.c.resource_provider_id,
+                   _ALLOC.c.resource_class_id == class_id)
+            .scalar_subquery())
+    amount = sa.literal(amount, sa.Integer)
+    return sa.select(_INV.c.resource_provider_id).where(
+        _INV.c.resource_class_id == class_id,
+        used + amount <= (
+            (_INV.c.total - _INV.c.reserved) * _INV.c.allocation_ratio),
+        _INV.c.min_unit <= amount,
+        _INV.c.max_unit >= amount,
+        amount % _INV.c.step_size == 0)
+
+
+def _aggregate_conditions(filters):
+    conditions = [in_any_aggregate(RP.c.id, group)
+                  for group in filters.member_of]
+    if filters.forbidden_aggregates:
+        conditions.append(
+            ~in_any_aggregate(RP.c.id, filters.forbidden_aggregates))
+    return conditions
+
+
+def _trait_conditions(conn, filters):
+    names = set(filters.forbidden_traits).union(*filters.required_traits)
+    ids = trait.ids_by_name(conn, names)
+    conditions = [has_any_trait(RP.c.id, [ids[name] for name in group])
+                  for group in filters.required_traits]
+    if filters.forbidden_traits:
+        conditions.append(~has_any_trait(
+            RP.c.id, [ids[name] for name in filters.forbidden_traits]))
+    return conditions
+
+
+def _resource_conditions(conn, filters):
+    ids = resource_class.ids_by_name(conn, filters.resources)
+    return [RP.c.id.in_(with_capacity(ids[name], amount))
+            for name, amount in sorted(filters.resources.items())]
+
+
+def _tree_condition(in_tree):
+    root = (sa.select(sa.func.coalesce(RP.c.root_provider_id, RP.c.id))
+            .where(RP.c.uuid == in_tree).scalar_subquery())
+    return RP.c.root_provider_id == root
+
+
+def list_providers(conn, filters):
+    """Provider rows (as :func:`resource_provider.get_by_uuid`), by id.
+
+    Unknown resource classes and traits are BadRequest.
+    """
+    # Checked first: naming an unknown class or trait is an error even
+    # when another filter already excludes everything.
+    conditions = (_resource_conditions(conn, filters)
+                  + _trait_conditions(conn, filters)
+                  + _aggregate_conditions(filters))
+    if filters.name is not None:
+        if not name_table.storable(filters.name):
+            return []
+        conditions.append(RP.c.name == filters.name)
+    if filters.uuid is not None:
+        conditions.append(RP.c.uuid == filters.uuid)
+    if filters.in_tree is not None:
+        conditions.append(_tree_condition(filters.in_tree))
+    rows = conn.execute(resource_provider.select_providers(*conditions))
+    # MySQL compares names ignoring case and trailing spaces; we do not.
+    return [row for row in rows
+            if filters.name is None or row.name == filters.name]

@@ -1,0 +1,33 @@
+"""Traits of resource providers."""
+
+import sqlalchemy as sa
+
+from placement.db import models
+from placement.objects import association
+from placement.objects import resource_provider
+from placement.objects import trait
+
+_RP_TRAIT = models.ResourceProviderTrait.__table__
+
+
+def names_of_provider(conn, provider_id):
+    """The sorted names of the traits of provider ``provider_id``."""
+    return list(conn.scalars(
+        sa.select(trait.TRAIT.c.name)
+        .join(_RP_TRAIT, _RP_TRAIT.c.trait_id == trait.TRAIT.c.id)
+        .where(_RP_TRAIT.c.resource_provider_id == provider_id)
+        .order_by(trait.TRAIT.c.name)))
+
+
+def replace_for_provider(conn, provider_id, generation, names):
+    """Give the provider exactly the traits ``names``.
+
+    Unknown traits are BadRequest (checked first); ``generation`` is the
+    provider generation the caller saw, the new one is returned
+    (ConcurrentUpdate when it is stale).
+    """
+    wanted = trait.ids_by_name(conn, names).values()
+    new_generation = resource_provider.increment_generation(
+        conn, provider_id, generation)
+    association.replace(conn, _RP_TRAIT.c.trait_id, provider_id, wanted)
+    return new_generation

@@ -1,0 +1,347 @@
+"""Resource providers: lookup, create, update, delete, generation CAS.
+
+Every write that changes a provider (inventory, traits, aggregates)
+calls :func:`increment_generation` in the same transaction as the change,
+so a stale generation changes nothing.
+
+Changes to the shape of a tree (a provider created under a parent,
+re-parented or deleted) lock the root rows of the trees they touch, in id
+order, before reading them (:func:`_lock_trees`): such changes serialise
+per tree and each sees the result of the one before, so that two
+concurrent moves cannot build a loop, and a child cannot be created under
+a provider that is being moved or deleted with a stale root. They run
+through :func:`write_tree`, which starts them again when a tree moved
+before its lock was granted.
+"""
+
+import uuid as uuidlib
+
+import sqlalchemy as sa
+
+from placement import exception
+from placement.db import models
+
+RP = models.ResourceProvider.__table__
+_PARENT = RP.alias('parent_provider')
+_ROOT = RP.alias('root_provider')
+_INV = models.Inventory.__table__
+_ALLOC = models.Allocation.__table__
+_RP_AGG = models.ResourceProviderAggregate.__table__
+_RP_TRAIT = models.ResourceProviderTrait.__table__
+
+# How often a tree change is tried when trees move under it.
+_TREE_WRITE_ATTEMPTS = 5
+# Deadlock and serialization failure (PostgreSQL), deadlock and lock wait
+# timeout (MySQL): the transaction was rolled back and can be run again.
+_PG_RETRYABLE = frozenset({'40P01', '40001'})
+_MYSQL_RETRYABLE = frozenset({1213, 1205})
+
+
+def canonical_uuid(value):
+    """``value`` as a lowercase dashed uuid string; None if it is none."""
+    try:
+        return str(uuidlib.UUID(value))
+    except (TypeError, ValueError):
+        return None
+
+
+def _select_providers():
+    """Providers with the uuids of their parent and root."""
+    return sa.select(
+        RP.c.id, RP.c.uuid, RP.c.name, RP.c.generation,
+        RP.c.parent_provider_id, RP.c.root_provider_id,
+        RP.c.created_at, RP.c.updated_at,
+        _PARENT.c.uuid.label('parent_provider_uuid'),
+        sa.func.coalesce(_ROOT.c.uuid, RP.c.uuid).label(
+            'root_provider_uuid'),
+    ).select_from(
+        RP.outerjoin(_PARENT, _PARENT.c.id == RP.c.parent_provider_id)
+        .outerjoin(_ROOT, _ROOT.c.id == RP.c.root_provider_id))
+
+
+def _not_found(uuid):
+    return exception.NotFound(f'No resource provider with uuid {uuid} found')
+
+
+def get_by_uuid(conn, uuid):
+    """The provider row; else NotFound.
+
+    The row has the provider's columns (id, uuid, name, generation,
+    parent_provider_id, root_provider_id, created_at, updated_at) and
+    ``parent_provider_uuid`` and ``root_provider_uuid``.
+    """
+    canonical = canonical_uuid(uuid)
+    row = None
+    if canonical is not None:
+        row = conn.execute(
+            _select_providers().where(RP.c.uuid == canonical)).first()
+    if row is None:
+        raise _not_found(uuid)
+    return row
+
+
+def select_providers(*conditions):
+    """The statement :func:`get_by_uuid` rows come from, in id order."""
+    return _select_providers().where(*conditions).order_by(RP.c.id)
+
+
+def increment_generation(conn, provider_id, expected_generation):
+    """Compare-and-swap the generation; the new generation.
+
+    Raises ConcurrentUpdate when the provider's generation is no longer
+    ``expected_generation`` (another writer got there first).
+    """
+    result = conn.execute(
+        sa.update(RP)
+        .where(RP.c.id == provider_id,
+               RP.c.generation == expected_generation)
+        .values(generation=expected_generation + 1))
+    if result.rowcount != 1:
+        raise exception.ConcurrentUpdate(
+            'resource provider generation conflict: another process '
+            'changed the resource provider; re-read it and retry.')
+    return expected_generation + 1
+
+
+def _root_id(row):
+    # Rows from before nesting may lack a root: they are their own.
+    return row.root_provider_id or row.id
+
+
+class _TreeMoved(Exception):
+    """A tree lock was taken on a root that is no longer the root."""
+
+
+def _lock_trees(conn, uuids):
+    """Lock the trees of the providers ``uuids``; ``{uuid: row}``.
+
+    The rows are read after the locks are held; unknown uuids are absent.
+    Raises _TreeMoved when a provider changed trees before we got the
+    lock: the caller must roll back (releasing it) and start again, as
+    locking the new root now could deadlock with a holder of that root.
+    """
+    rows = conn.execute(sa.select(RP).where(RP.c.uuid.in_(uuids))).all()
+    roots = sorted({_root_id(row) for row in rows})
+    conn.execute(sa.select(RP.c.id).where(RP.c.id.in_(roots))
+                 .order_by(RP.c.id).with_for_update()).all()
+    fresh = conn.execute(
+        sa.select(RP).where(RP.c.uuid.in_(uuids)).order_by(RP.c.id)
+        .with_for_update()).all()
+    if not {_root_id(row) for row in fresh} <= set(roots):
+        raise _TreeMoved()
+    return {row.uuid: row for row in fresh}
+
+
+def _is_deadlock(exc):
+    """Whether the database gave up ``exc``'s statement in a deadlock."""
+    orig = getattr(exc, 'orig', None)
+    return (getattr(orig, 'pgcode', None) in _PG_RETRYABLE
+            or (getattr(orig, 'args', None) or [None])[0] in _MYSQL_RETRYABLE)
+
+
+def write_tree(db, operation, *args, **kwargs):
+    """``operation(conn, *args, **kwargs)`` in a writer transaction.
+
+    For the operations that change the shape of trees: the transaction
+    is run again when a tree moved under it or the database broke a
+    deadlock; ConcurrentUpdate when that keeps happening.
+    """
+    for _attempt in range(_TREE_WRITE_ATTEMPTS):
+        try:
+            with db.writer() as conn:
+                return operation(conn, *args, **kwargs)
+        except _TreeMoved:
+            continue
+        except sa.exc.DBAPIError as exc:
+            if not _is_deadlock(exc):
+                raise
+    raise exception.ConcurrentUpdate(
+        'Resource provider trees were changed concurrently; retry.')
+
+
+def _subtree_ids(conn, provider):
+    """Ids of ``provider`` and all its descendants.
+
+    One read of the provider's whole tree (locked by the caller), walked
+    in Python.
+    """
+    children = {}
+    for row in conn.execute(
+            sa.select(RP.c.id, RP.c.parent_provider_id)
+            .where(RP.c.root_provider_id == _root_id(provider))
+            .with_for_update()):
+        children.setdefault(row.parent_provider_id, []).append(row.id)
+    subtree, pending = set(), [provider.id]
+    while pending:
+        current = pending.pop()
+        subtree.add(current)
+        pending.extend(children.get(current, ()))
+    return subtree
+
+
+def _check_unique(conn, name, uuid=None, provider_id=None):
+    """DuplicateName when another provider has ``name`` (or ``uuid``)."""
+    matches = [RP.c.name == name]
+    if uuid is not None:
+        matches.append(RP.c.uuid == uuid)
+    query = sa.select(RP.c.name, RP.c.uuid).where(sa.or_(*matches))
+    if provider_id is not None:
+        query = query.where(RP.c.id != provider_id)
+    duplicates = []
+    for row in conn.execute(query):
+        if row.uuid == uuid:
+            duplicates.append(f'uuid: {uuid}')
+        else:
+            duplicates.append(f'name: {name}')
+    if duplicates:
+        raise _duplicate(sorted(set(duplicates)))
+
+
+def _duplicate(duplicates):
+    return exception.DuplicateName(
+        f'Conflicting resource provider {", ".join(duplicates)} already '
+        f'exists.')
+
+
+def _write(conn, statement, duplicates):
+    """Run ``statement``; a unique violation (a race) is DuplicateName."""
+    try:
+        with conn.begin_nested():
+            return conn.execute(statement)
+    except sa.exc.IntegrityError as exc:
+        raise _duplicate(duplicates) from exc
+
+
+def _parent_row(parent_uuid, rows):
+    parent = rows.get(parent_uuid)
+    if parent is None:
+        raise exception.BadRequest(
+            f'parent provider UUID {parent_uuid} does not exist.')
+    return parent
+
+
+def create(conn, name, uuid, parent_uuid=None):
+    """Create a provider (under ``parent_uuid``); its row."""
+    parent_id = root_id = None
+    if parent_uuid is not None:
+        parent = _parent_row(parent_uuid, _lock_trees(conn, [parent_uuid]))
+        parent_id, root_id = parent.id, _root_id(parent)
+    _check_unique(conn, name, uuid)
+    result = _write(
+        conn,
+        sa.insert(RP).values(
+            uuid=uuid, name=name, generation=0,
+            parent_provider_id=parent_id, root_provider_id=root_id),
+        [f'name: {name}', f'uuid: {uuid}'])
+    if root_id is None:
+        new_id = result.inserted_primary_key[0]
+        conn.execute(sa.update(RP).where(RP.c.id == new_id)
+                     .values(root_provider_id=new_id))
+    return get_by_uuid(conn, uuid)
+
+
+# The parent argument of :func:`update` when the parent stays as it is.
+KEEP_PARENT = object()
+
+
+def update(conn, uuid, name, parent_uuid=KEEP_PARENT,
+           allow_reparenting=False):
+    """Rename a provider and, unless KEEP_PARENT, set its parent.
+
+    ``allow_reparenting`` (1.37) permits changing or removing an existing
+    parent; before, a parent can only be set on a root provider. A parent
+    that is the provider itself or one of its descendants is refused.
+    Returns the updated row.
+    """
+    if parent_uuid is KEEP_PARENT:
+        provider = get_by_uuid(conn, uuid)
+    else:
+        provider = _move(conn, uuid, parent_uuid, allow_reparenting)
+    if name != provider.name:
+        _check_unique(conn, name, provider_id=provider.id)
+        _write(conn,
+               sa.update(RP).where(RP.c.id == provider.id)
+               .values(name=name),
+               [f'name: {name}'])
+    return get_by_uuid(conn, uuid)
+
+
+def _move(conn, uuid, parent_uuid, allow_reparenting):
+    """Put provider ``uuid`` under ``parent_uuid`` (None: make it a root).
+
+    Returns the provider's row as it was before the move.
+    """
+    uuids = [canonical_uuid(uuid)]
+    if parent_uuid is not None:
+        uuids.append(parent_uuid)
+    rows = _lock_trees(conn, uuids)
+    provider = rows.get(uuids[0])
+    if provider is None:
+        raise _not_found(uuid)
+    parent = None
+    if parent_uuid is not None:
+        parent = _parent_row(parent_uuid, rows)
+    new_parent_id = parent.id if parent is not None else None
+    if new_parent_id == provider.parent_provider_id:
+        return provider
+    if provider.parent_provider_id is not None and not allow_reparenting:
+        action = 're-parenting' if parent is not None else 'un-parenting'
+        raise exception.BadRequest(
+            f'{action} a provider is not currently allowed.')
+    subtree = _subtree_ids(conn, provider)
+    if parent is None:
+        new_root = provider.id
+    elif parent.id in subtree:
+        raise exception.BadRequest(
+            'creating loop in the provider tree is not allowed.')
+    else:
+        new_root = _root_id(parent)
+    conn.execute(sa.update(RP).where(RP.c.id == provider.id)
+                 .values(parent_provider_id=new_parent_id))
+    if new_root != _root_id(provider):
+        conn.execute(sa.update(RP).where(RP.c.id.in_(subtree))
+                     .values(root_provider_id=new_root))
+    return provider
+
+
+def _locked_exists(conn, column, provider_id):
+    """Whether a row refers to the provider; such rows are share-locked.
+
+    A locking read sees what committed before our locks were granted,
+    which a plain read of an older snapshot (MySQL) might not.
+    """
+    return conn.execute(
+        sa.select(column).where(column == provider_id).limit(1)
+        .with_for_update(read=True)).first() is not None
+
+
+def delete(conn, uuid):
+    """Delete a provider with its inventories, traits and aggregates.
+
+    Refused while it has child providers or allocations.
+    """
+    canonical = canonical_uuid(uuid)
+    provider = _lock_trees(conn, [canonical]).get(canonical)
+    if provider is None:
+        raise _not_found(uuid)
+    if _locked_exists(conn, RP.c.parent_provider_id, provider.id):
+        raise exception.CannotDeleteParentProvider(
+            f'Unable to delete parent resource provider {uuid}: It has '
+            f'child resource providers.')
+    in_use = exception.ProviderInUse(
+        f'Unable to delete resource provider {uuid}: Resource provider '
+        f'has allocations.')
+    if _locked_exists(conn, _ALLOC.c.resource_provider_id, provider.id):
+        raise in_use
+    for table in (_INV, _RP_AGG, _RP_TRAIT):
+        conn.execute(sa.delete(table).where(
+            table.c.resource_provider_id == provider.id))
+    # The provider refers to itself as its root.
+    conn.execute(sa.update(RP).where(RP.c.id == provider.id)
+                 .values(root_provider_id=None))
+    try:
+        with conn.begin_nested():
+            conn.execute(sa.delete(RP).where(RP.c.id == provider.id))
+    except sa.exc.IntegrityError as exc:
+        # Allocations written concurrently; the foreign key caught them.
+        raise in_use from exc

@@ -1,0 +1,21 @@
+"""Policy rules of resource provider aggregates."""
+
+from placement.policies import base
+
+LIST = 'placement:resource_providers:aggregates:list'
+UPDATE = 'placement:resource_providers:aggregates:update'
+
+_RULES = [
+    base.api_rule(
+        LIST, base.SYSTEM_READER_API,
+        'List resource provider aggregates.',
+        [('GET', '/resource_providers/{uuid}/aggregates')]),
+    base.api_rule(
+        UPDATE, base.SYSTEM_ADMIN_API,
+        'Update resource provider aggregates.',
+        [('PUT', '/resource_providers/{uuid}/aggregates')]),
+]
+
+
+def list_rules():
+    return _RULES

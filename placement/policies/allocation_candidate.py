@@ -1,0 +1,16 @@
+"""Policy rules of allocation candidates."""
+
+from placement.policies import base
+
+LIST = 'placement:allocation_candidates:list'
+
+_RULES = [
+    base.api_rule(
+        LIST, base.SYSTEM_READER_API,
+        'List allocation candidates.',
+        [('GET', '/allocation_candidates')]),
+]
+
+
+def list_rules():
+    return _RULES

@@ -1,0 +1,40 @@
+"""Policy rules of resource provider inventories."""
+
+from placement.policies import base
+
+LIST = 'placement:resource_providers:inventories:list'
+CREATE = 'placement:resource_providers:inventories:create'
+SHOW = 'placement:resource_providers:inventories:show'
+UPDATE = 'placement:resource_providers:inventories:update'
+DELETE = 'placement:resource_providers:inventories:delete'
+
+_RULES = [
+    base.api_rule(
+        LIST, base.SYSTEM_READER_API,
+        'List resource provider inventories.',
+        [('GET', '/resource_providers/{uuid}/inventories')]),
+    base.api_rule(
+        CREATE, base.SYSTEM_ADMIN_API,
+        'Create one resource provider inventory.',
+        [('POST', '/resource_providers/{uuid}/inventories')]),
+    base.api_rule(
+        SHOW, base.SYSTEM_READER_API,
+        'Show resource provider inventory.',
+        [('GET', '/resource_providers/{uuid}/inventories/{resource_class}')]),
+    base.api_rule(
+        UPDATE, base.SYSTEM_ADMIN_API,
+        'Update resource provider inventory.',
+        [('PUT', '/resource_providers/{uuid}/inventories'),
+         ('PUT',
+          '/resource_providers/{uuid}/inventories/{resource_class}')]),
+    base.api_rule(
+        DELETE, base.SYSTEM_ADMIN_API,
+        'Delete resource provider inventory.',
+        [('DELETE', '/resource_providers/{uuid}/inventories'),
+         ('DELETE',
+          '/resource_providers/{uuid}/inventories/{resource_class}')]),
+]
+
+
+def list_rules():
+    return _RULES

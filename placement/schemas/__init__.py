@@ -1,0 +1,1 @@
+"""JSON schemas of request bodies, one module per entity, by microversion."""

@@ -1,0 +1,150 @@
+"""Helpers shared by the request handlers."""
+
+import functools
+import json
+
+import jsonschema
+import webob
+import webob.exc
+from oslo_utils import timeutils
+
+from placement import errors
+from placement import exception
+from placement import microversion
+
+JSON = 'application/json'
+# Microversion from which GET responses carry Last-Modified/Cache-Control.
+_LAST_MODIFIED_MIN_VERSION = 15
+
+
+def check_accept(*types):
+    """406 unless the request's Accept allows one of ``types``.
+
+    A request without Accept gets JSON.
+    """
+    def decorator(handler):
+        @functools.wraps(handler)
+        def wrapper(req, *args, **kwargs):
+            if req.headers.get('Accept') and not (
+                    req.accept.acceptable_offers(list(types))):
+                raise webob.exc.HTTPNotAcceptable(
+                    f"Only {', '.join(types)} is provided")
+            return handler(req, *args, **kwargs)
+        return wrapper
+    return decorator
+
+
+def require_content(content_type):
+    """415 unless the request body is of ``content_type``."""
+    def decorator(handler):
+        @functools.wraps(handler)
+        def wrapper(req, *args, **kwargs):
+            if req.content_type != content_type:
+                given = req.content_type or 'None'
+                raise webob.exc.HTTPUnsupportedMediaType(
+                    f'The media type {given} is not supported, use '
+                    f'{content_type}')
+            return handler(req, *args, **kwargs)
+        return wrapper
+    return decorator
+
+
+def _reject_constant(name):
+    """NaN and Infinity are not JSON (and no database column takes NaN)."""
+    raise ValueError(f'{name} is not a valid JSON value')
+
+
+def extract_json(body, schema):
+    """The decoded JSON ``body``, validated against ``schema``; else 400."""
+    try:
+        data = json.loads(body, parse_constant=_reject_constant)
+    except ValueError as exc:
+        raise webob.exc.HTTPBadRequest(f'Malformed JSON: {exc}')
+    try:
+        jsonschema.validate(data, schema,
+                            format_checker=jsonschema.FormatChecker())
+    except jsonschema.ValidationError as exc:
+        raise webob.exc.HTTPBadRequest(f'JSON does not validate: {exc}')
+    return data
+
+
+def path_arg(req, name):
+    """A variable of the matched route, e.g. the provider ``uuid``."""
+    return req.environ['wsgiorg.routing_args'][1][name]
+
+
+def json_response(req, data, status=200, last_modified=None):
+    """A JSON response; from 1.15 GETs carry Last-Modified and no-cache.
+
+    ``last_modified`` is the newest timestamp of what the body shows;
+    None means "composed now".
+    """
+    response = webob.Response(
+        status=status, content_type=JSON, charset=None,
+        body=json.dumps(data).encode('utf-8'))
+    if req.method == 'GET':
+        add_last_modified(req, response, last_modified)
+    return response
+
+
+def add_last_modified(req, response, last_modified=None):
+    """From 1.15: Last-Modified (``last_modified``, else now), no-cache."""
+    if microversion.at_least(req, _LAST_MODIFIED_MIN_VERSION):
+        response.last_modified = (
+            last_modified or timeutils.utcnow(with_timezone=True))
+        response.cache_control = 'no-cache'
+
+
+def empty_response(status=204, location=None):
+    """A response without body or content type (a 201 or a 204)."""
+    response = webob.Response(status=status)
+    # webob gives every new response a default type; drop it.
+    response.content_type = None
+    if location is not None:
+        response.location = location
+    return response
+
+
+
+def raise_http(exc):
+    """Re-raise an object-layer exception as its HTTP error."""
+    raise exc.http_error(str(exc), comment=exc.code) from exc
+
+
+def object_errors(handler):
+    """Decorator: object-layer exceptions become their HTTP errors."""
+    @functools.wraps(handler)
+    def wrapper(req, *args, **kwargs):
+        try:
+            return handler(req, *args, **kwargs)
+        except exception.PlacementError as exc:
+            raise_http(exc)
+    return wrapper
+
+
+def query_params(req, allowed, repeatable=()):
+    """The query string as ``{name: value}`` (a list for ``repeatable``).
+
+    Unknown parameters are 400; a parameter given twice that may appear
+    only once is 400 ``placement.query.duplicate_key``.
+    """
+    try:
+        items = list(req.GET.items())
+    except UnicodeDecodeError as exc:
+        raise webob.exc.HTTPBadRequest(
+            f'Invalid query string parameters: {exc}')
+    params = {}
+    for name, value in items:
+        if name not in allowed:
+            raise webob.exc.HTTPBadRequest(
+                f'Invalid query string parameters: {name!r} is not one '
+                f'of {", ".join(sorted(allowed))}')
+        if name in repeatable:
+            params.setdefault(name, []).append(value)
+        elif name in params:
+            raise webob.exc.HTTPBadRequest(
+                f'Query parameter {name!r} may only be given once.',
+                comment=errors.ILLEGAL_DUPLICATE_QUERYPARAM)
+        else:
+            params[name] = value
+    return params

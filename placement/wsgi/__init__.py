@@ -1,0 +1,1 @@
+"""WSGI entry points."""

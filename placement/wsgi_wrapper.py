@@ -1,0 +1,70 @@
+"""The webob ``wsgify`` used by every handler and middleware of Placement.
+
+Any ``webob.exc.WSGIHTTPException`` raised below it is turned into the
+API-WG error document: ``{"errors": [{status, title, detail, request_id,
+code}]}`` (``code`` from microversion 1.23).
+"""
+
+import webob
+import webob.dec
+import webob.exc
+from oslo_middleware import request_id
+
+from placement import errors
+from placement import microversion
+
+# The first microversion whose error documents carry ``code``.
+_CODE_MIN_VERSION = (1, 23)
+# Where the code of the error being rendered is kept.
+ERROR_CODE_ENVIRON = 'placement.error_code'
+
+
+def _error_document(body, status, title, environ):
+    """webob json_formatter producing the API-WG errors structure."""
+    error = {
+        'status': int(status.split(None, 1)[0]),
+        'title': title,
+        'detail': webob.exc.strip_tags(body).strip(),
+    }
+    req_id = environ.get(request_id.ENV_REQUEST_ID)
+    if req_id:
+        error['request_id'] = req_id
+    version = environ.get(microversion.MICROVERSION_ENVIRON)
+    if version is not None and version >= _CODE_MIN_VERSION:
+        error['code'] = environ.get(ERROR_CODE_ENVIRON) or errors.DEFAULT
+    return {'errors': [error]}
+
+
+def _client_refuses_json(req):
+    """True when an explicit Accept header excludes application/json."""
+    if not req.headers.get('Accept'):
+        return False
+    return not req.accept.acceptable_offers(['application/json'])
+
+
+def error_response(req, exc):
+    """Render an HTTP exception, as JSON unless the client refuses JSON."""
+    # The code travels in ``comment``, which webob would also print into
+    # the body: keep it for the error document only.
+    req.environ[ERROR_CODE_ENVIRON] = exc.comment
+    exc.comment = None
+    exc.json_formatter = _error_document
+    if _client_refuses_json(req):
+        return req.get_response(exc)
+    headers = [(name, value) for name, value in exc.headerlist
+               if name.lower() not in ('content-type', 'content-length')]
+    response = webob.Response(
+        body=exc.json_body(req.environ).encode('utf-8'),
+        status=exc.status, headerlist=headers)
+    response.content_type = 'application/json'
+    return response
+
+
+class PlacementWsgify(webob.dec.wsgify):
+    """wsgify whose HTTP errors are rendered as Placement error documents."""
+
+    def call_func(self, req, *args, **kwargs):
+        try:
+            return super().call_func(req, *args, **kwargs)
+        except webob.exc.WSGIHTTPException as exc:
+            return error_response(req, exc)

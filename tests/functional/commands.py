@@ -1,0 +1,64 @@
+"""Running the console scripts of the service as an operator would.
+
+The scripts are those installed next to the test interpreter. Each runs in
+an environment of its own: ``OS_*`` variables of the caller are dropped so
+that no ambient option leaks in, and ``OS_PLACEMENT_CONFIG_DIR`` points at
+a directory the test controls.
+"""
+
+import os
+import subprocess
+import sys
+
+from placement.conf import loading
+
+BIN_DIR = os.path.dirname(sys.executable)
+REPO_DIR = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+TIMEOUT = 120
+
+
+def script(name):
+    """The path of console script ``name``."""
+    return os.path.join(BIN_DIR, name)
+
+
+def environ(config_dir):
+    """The caller's environment without ``OS_*``, reading ``config_dir``."""
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith('OS_')}
+    env[loading.CONFIG_DIR_ENV] = str(config_dir)
+    return env
+
+
+def run(name, *args, config_dir, cwd=None):
+    """Run console script ``name``; the CompletedProcess, text output."""
+    return subprocess.run(
+        [script(name), *args], env=environ(config_dir),
+        cwd=cwd or config_dir, capture_output=True, text=True,
+        timeout=TIMEOUT)
+
+
+def start_python(code, *args, config_dir):
+    """Start ``python -c code *args`` (a Popen) reading ``config_dir``."""
+    return subprocess.Popen(
+        [sys.executable, '-c', code, *args], env=environ(config_dir),
+        cwd=config_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+
+
+def finish(process):
+    """Wait for ``process``; a CompletedProcess of it."""
+    stdout, stderr = process.communicate(timeout=TIMEOUT)
+    return subprocess.CompletedProcess(
+        process.args, process.returncode, stdout, stderr)
+
+
+def write_config(path, **sections):
+    """Write an ini file: ``sections`` maps group names to option dicts."""
+    with open(path, 'w') as handle:
+        for group, options in sections.items():
+            handle.write(f'[{group}]\n')
+            for name, value in options.items():
+                handle.write(f'{name} = {value}\n')
+    return path

@@ -1,0 +1,135 @@
+"""placement-api --dev: a real HTTP server, as in the quick start.
+
+SQLite only by nature: development mode keeps its database in
+``./placement.sqlite``.
+"""
+
+import concurrent.futures
+import json
+import os
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from tests.functional import commands
+
+START_TIMEOUT = 60
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+def request(url, headers=None):
+    """(status, headers, decoded JSON body) of GET ``url``."""
+    try:
+        with urllib.request.urlopen(
+                urllib.request.Request(url, headers=headers or {}),
+                timeout=10) as response:
+            return response.status, response.headers, json.load(response)
+    except urllib.error.HTTPError as error:
+        with error:
+            return error.code, error.headers, json.load(error)
+
+
+def wait_until_serving(process, url, log):
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f'placement-api exited with {process.returncode}: '
+                        f'{log.read_text()}')
+        try:
+            return request(url)
+        except OSError:
+            time.sleep(0.2)
+    pytest.fail('placement-api did not answer in time')
+
+
+def stop(process):
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        pytest.fail('placement-api did not stop on SIGTERM')
+
+
+@pytest.fixture(scope='module')
+def server(tmp_path_factory):
+    """(base URL, the Popen, its working directory)."""
+    workdir = tmp_path_factory.mktemp('placement-api')
+    log = workdir / 'placement-api.log'
+    port = free_port()
+    with open(log, 'w') as log_file:
+        process = subprocess.Popen(
+            [commands.script('placement-api'), '--dev', '--port', str(port)],
+            env=commands.environ(workdir), cwd=workdir,
+            stdout=log_file, stderr=subprocess.STDOUT)
+    base = f'http://127.0.0.1:{port}'
+    try:
+        wait_until_serving(process, base + '/', log)
+        yield base, process, workdir
+    finally:
+        stop(process)
+    assert process.returncode == 0, log.read_text()
+
+
+def test_versions(server):
+    base, _process, workdir = server
+    status, headers, body = request(base + '/')
+    assert status == 200
+    assert headers['Content-Type'] == 'application/json'
+    version = body['versions'][0]
+    assert version['id'] == 'v1.0'
+    assert version['max_version'] == '1.39'
+    assert version['min_version'] == '1.0'
+    assert (workdir / 'placement.sqlite').exists()
+
+
+def test_authentication_required(server):
+    status, _headers, body = request(server[0] + '/resource_providers')
+    assert status == 401
+    assert body['errors'][0]['status'] == 401
+
+
+def test_unsupported_microversion(server):
+    status, _headers, body = request(
+        server[0] + '/', {'OpenStack-API-Version': 'placement 1.99'})
+    assert status == 406
+    assert body['errors'][0]['status'] == 406
+
+
+def _children(pid):
+    """The pids of the direct children of ``pid`` (Linux /proc)."""
+    children = []
+    for entry in os.listdir('/proc'):
+        if entry.isdigit():
+            try:
+                with open(f'/proc/{entry}/stat') as stat:
+                    fields = stat.read().rsplit(')', 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                children.append(int(entry))
+    return children
+
+
+def test_gunicorn_workers(server):
+    base, process, _workdir = server
+    _status, headers, _body = request(base + '/')
+    assert headers['Server'].startswith('gunicorn')
+    with concurrent.futures.ThreadPoolExecutor(16) as pool:
+        statuses = list(pool.map(lambda _: request(base + '/')[0],
+                                 range(32)))
+    assert statuses == [200] * 32
+    if not os.path.isdir('/proc'):
+        pytest.skip('no /proc to count worker processes')
+    # The default of --workers.
+    assert len(_children(process.pid)) == 2

@@ -1,0 +1,273 @@
+"""Inventory changes against allocations and each other; provider usages.
+
+The allocation API is not needed: allocation rows are inserted directly,
+and the inventory and usage API is driven through the whole WSGI stack.
+"""
+
+import concurrent.futures
+import json
+import logging
+import uuid
+
+import pytest
+import sqlalchemy as sa
+import webob
+
+from placement import deploy
+from placement import policy
+from placement.db import models
+from tests import database
+
+pytestmark = pytest.mark.db
+
+INUSE = 'placement.inventory.inuse'
+RP = models.ResourceProvider.__table__
+RC = models.ResourceClass.__table__
+ALLOC = models.Allocation.__table__
+
+INVENTORIES = {
+    'VCPU': {'total': 8, 'allocation_ratio': 2.0},
+    'MEMORY_MB': {'total': 4096},
+    'DISK_GB': {'total': 100},
+}
+
+
+class API:
+    """The application plus direct access to its database."""
+
+    def __init__(self, app, db):
+        self.app = app
+        self.db = db
+
+    def request(self, method, path, version='latest', body=None):
+        headers = {'x-auth-token': 'admin', 'accept': 'application/json',
+                   'openstack-api-version': f'placement {version}'}
+        req = webob.Request.blank(path, method=method, headers=headers)
+        if body is not None:
+            req.content_type = 'application/json'
+            req.body = json.dumps(body).encode('utf-8')
+        return req.get_response(self.app)
+
+    def provider(self, inventories=INVENTORIES):
+        """A new provider with ``inventories``; its uuid."""
+        rp_uuid = str(uuid.uuid4())
+        response = self.request(
+            'POST', '/resource_providers',
+            body={'name': rp_uuid, 'uuid': rp_uuid})
+        assert response.status_int == 200, response.text
+        response = self.request(
+            'PUT', f'/resource_providers/{rp_uuid}/inventories',
+            body={'inventories': inventories,
+                  'resource_provider_generation': 0})
+        assert response.status_int == 200, response.text
+        return rp_uuid
+
+    def allocate(self, rp_uuid, class_name, used):
+        """Record an allocation of a new consumer against the provider."""
+        with self.db.writer() as conn:
+            rp_id = conn.scalar(
+                sa.select(RP.c.id).where(RP.c.uuid == rp_uuid))
+            rc_id = conn.scalar(
+                sa.select(RC.c.id).where(RC.c.name == class_name))
+            conn.execute(sa.insert(ALLOC).values(
+                resource_provider_id=rp_id, resource_class_id=rc_id,
+                consumer_id=str(uuid.uuid4()), used=used))
+
+    def inventories(self, rp_uuid):
+        response = self.request(
+            'GET', f'/resource_providers/{rp_uuid}/inventories')
+        assert response.status_int == 200, response.text
+        return response.json
+
+
+@pytest.fixture
+def api(db_url):
+    conf = database.make_conf(db_url, api__auth_strategy='noauth2')
+    db = deploy.prepare_database(conf)
+    try:
+        yield API(deploy.build_stack(conf, db, policy.make_enforcer(conf)),
+                  db)
+    finally:
+        db.dispose()
+
+
+def assert_error(response, status, code):
+    """``status``, and the error ``code`` (None: before 1.23, no code)."""
+    assert response.status_int == status, response.text
+    error = response.json['errors'][0]
+    assert error['status'] == status
+    assert error.get('code') == code
+
+
+CONFLICT_VERSIONS = [('1.0', None), ('1.22', None), ('1.23', INUSE),
+                     ('latest', INUSE)]
+
+
+@pytest.mark.parametrize('version, code', CONFLICT_VERSIONS)
+def test_put_inventories_without_an_allocated_class(api, version, code):
+    rp_uuid = api.provider()
+    api.allocate(rp_uuid, 'VCPU', 2)
+    before = api.inventories(rp_uuid)
+    response = api.request(
+        'PUT', f'/resource_providers/{rp_uuid}/inventories', version,
+        {'inventories': {'MEMORY_MB': {'total': 1024}},
+         'resource_provider_generation': before[
+             'resource_provider_generation']})
+    assert_error(response, 409, code)
+    assert 'VCPU' in response.json['errors'][0]['detail']
+    assert api.inventories(rp_uuid) == before
+
+
+def test_put_inventories_keeping_allocated_class(api):
+    rp_uuid = api.provider()
+    api.allocate(rp_uuid, 'VCPU', 2)
+    response = api.request(
+        'PUT', f'/resource_providers/{rp_uuid}/inventories',
+        body={'inventories': {'VCPU': {'total': 4}},
+              'resource_provider_generation': 1})
+    assert response.status_int == 200, response.text
+    assert set(response.json['inventories']) == {'VCPU'}
+    assert response.json['resource_provider_generation'] == 2
+
+
+@pytest.mark.parametrize('version', ['1.0', 'latest'])
+def test_put_inventories_below_usage_is_over_capacity(api, caplog,
+                                                      version):
+    """Shrinking below usage is allowed, as upstream, and logged."""
+    rp_uuid = api.provider()
+    api.allocate(rp_uuid, 'DISK_GB', 60)
+    caplog.set_level(logging.WARNING, logger='placement')
+    response = api.request(
+        'PUT', f'/resource_providers/{rp_uuid}/inventories', version,
+        {'inventories': {**INVENTORIES, 'DISK_GB': {'total': 50}},
+         'resource_provider_generation': 1})
+    assert response.status_int == 200, response.text
+    assert response.json['inventories']['DISK_GB']['total'] == 50
+    assert 'over capacity' in caplog.text
+    usages = api.request('GET', f'/resource_providers/{rp_uuid}/usages')
+    assert usages.json['usages']['DISK_GB'] == 60
+
+
+@pytest.mark.parametrize('version, status, code', [
+    ('1.4', 405, None), ('1.5', 409, None), ('1.22', 409, None),
+    ('1.23', 409, INUSE), ('latest', 409, INUSE)])
+def test_delete_all_inventories_in_use(api, version, status, code):
+    rp_uuid = api.provider()
+    api.allocate(rp_uuid, 'MEMORY_MB', 512)
+    before = api.inventories(rp_uuid)
+    response = api.request(
+        'DELETE', f'/resource_providers/{rp_uuid}/inventories', version)
+    assert_error(response, status, code)
+    assert api.inventories(rp_uuid) == before
+
+
+@pytest.mark.parametrize('version', ['1.5', 'latest'])
+def test_delete_all_inventories_unused(api, version):
+    """Allocations against another provider do not get in the way."""
+    rp_uuid = api.provider()
+    api.allocate(api.provider(), 'VCPU', 1)
+    response = api.request(
+        'DELETE', f'/resource_providers/{rp_uuid}/inventories', version)
+    assert response.status_int == 204, response.text
+    assert api.inventories(rp_uuid) == {
+        'inventories': {}, 'resource_provider_generation': 2}
+
+
+@pytest.mark.parametrize('version, code', CONFLICT_VERSIONS)
+def test_delete_one_inventory_in_use(api, version, code):
+    rp_uuid = api.provider()
+    api.allocate(rp_uuid, 'VCPU', 1)
+    before = api.inventories(rp_uuid)
+    response = api.request(
+        'DELETE', f'/resource_providers/{rp_uuid}/inventories/VCPU',
+        version)
+    assert_error(response, 409, code)
+    assert api.inventories(rp_uuid) == before
+    other = api.request(
+        'DELETE', f'/resource_providers/{rp_uuid}/inventories/DISK_GB',
+        version)
+    assert other.status_int == 204, other.text
+    assert set(api.inventories(rp_uuid)['inventories']) == {
+        'VCPU', 'MEMORY_MB'}
+
+
+def test_update_one_inventory_below_usage(api, caplog):
+    rp_uuid = api.provider()
+    api.allocate(rp_uuid, 'VCPU', 10)
+    caplog.set_level(logging.WARNING, logger='placement')
+    response = api.request(
+        'PUT', f'/resource_providers/{rp_uuid}/inventories/VCPU',
+        body={'total': 4, 'resource_provider_generation': 1})
+    assert response.status_int == 200, response.text
+    assert response.json['total'] == 4
+    assert response.json['allocation_ratio'] == 1.0
+    assert 'over capacity' in caplog.text
+
+
+@pytest.mark.parametrize('version, status', [('1.25', 400), ('1.26', 200),
+                                             ('latest', 200)])
+def test_reserve_everything_while_in_use(api, version, status):
+    rp_uuid = api.provider()
+    api.allocate(rp_uuid, 'VCPU', 3)
+    response = api.request(
+        'PUT', f'/resource_providers/{rp_uuid}/inventories/VCPU', version,
+        {'total': 8, 'reserved': 8, 'resource_provider_generation': 1})
+    assert response.status_int == status, response.text
+    if status == 400:
+        assert 'reserved value is greater than or equal to total' in (
+            response.json['errors'][0]['detail'])
+    else:
+        assert response.json['reserved'] == 8
+
+
+def test_usages_sum_allocations_per_class_with_inventory(api):
+    rp_uuid = api.provider()
+    api.allocate(rp_uuid, 'VCPU', 2)
+    api.allocate(rp_uuid, 'VCPU', 3)
+    api.allocate(rp_uuid, 'MEMORY_MB', 512)
+    # No inventory of this class: not part of the usage report.
+    api.allocate(rp_uuid, 'IPV4_ADDRESS', 1)
+    api.allocate(api.provider(), 'DISK_GB', 7)
+    response = api.request(
+        'GET', f'/resource_providers/{rp_uuid}/usages', '1.0')
+    assert response.status_int == 200, response.text
+    assert response.json == {
+        'resource_provider_generation': 1,
+        'usages': {'VCPU': 5, 'MEMORY_MB': 512, 'DISK_GB': 0}}
+
+
+@pytest.mark.parametrize('version, cached', [('1.14', False),
+                                             ('1.15', True),
+                                             ('latest', True)])
+def test_usages_last_modified(api, version, cached):
+    rp_uuid = api.provider()
+    api.allocate(rp_uuid, 'VCPU', 1)
+    response = api.request(
+        'GET', f'/resource_providers/{rp_uuid}/usages', version)
+    assert response.status_int == 200, response.text
+    assert response.json['usages']['VCPU'] == 1
+    assert ('last-modified' in response.headers) is cached
+    assert response.headers.get('cache-control') == (
+        'no-cache' if cached else None)
+
+
+def test_concurrent_replacements_with_one_generation(api):
+    """Of writers that read the same generation, exactly one wins."""
+    rp_uuid = api.provider()
+
+    def replace(total):
+        return api.request(
+            'PUT', f'/resource_providers/{rp_uuid}/inventories',
+            body={'inventories': {'VCPU': {'total': total}},
+                  'resource_provider_generation': 1})
+
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        responses = list(pool.map(replace, range(1, 9)))
+    winners = [r for r in responses if r.status_int == 200]
+    assert len(winners) == 1, [r.text for r in responses]
+    for response in responses:
+        if response is not winners[0]:
+            assert_error(response, 409, 'placement.concurrent_update')
+    assert api.inventories(rp_uuid) == {
+        'inventories': {'VCPU': winners[0].json['inventories']['VCPU']},
+        'resource_provider_generation': 2}

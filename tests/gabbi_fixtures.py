@@ -1,0 +1,103 @@
+"""gabbi fixtures: the whole WSGI stack in-process on a clean database.
+
+A gabbit names the fixture that sets up what it needs::
+
+    fixtures:
+      - APIFixture
+
+The application is built once per file (not per request) and handed to
+gabbi's intercept through :func:`setup_app`.
+"""
+
+import os
+import tempfile
+
+from gabbi import fixture
+from oslo_middleware import cors
+
+from placement import deploy
+from placement import policy
+from tests import database
+
+_APP = None
+
+
+def _current_app(environ, start_response):
+    return _APP(environ, start_response)
+
+
+def setup_app():
+    """gabbi's intercept: the app of whichever fixture is running.
+
+    gabbi builds its transports when it loads the tests, before any
+    fixture has started, so it gets this late-binding dispatcher.
+    """
+    return _current_app
+
+
+class APIFixture(fixture.GabbiFixture):
+    """noauth2, default policy, an empty database with standard names."""
+
+    #: ``group__option`` config overrides of subclasses.
+    overrides = {}
+
+    def start_fixture(self):
+        global _APP
+        url = database.database_url()
+        self.conf = database.make_conf(
+            url, api__auth_strategy='noauth2', **self.overrides)
+        self.configure(self.conf)
+        self.db = deploy.prepare_database(self.conf)
+        database.empty(self.db.engine)
+        _APP = deploy.build_stack(
+            self.conf, self.db, policy.make_enforcer(self.conf))
+
+    def configure(self, conf):
+        """Hook for subclasses needing more than static overrides."""
+
+    def stop_fixture(self):
+        global _APP
+        _APP = None
+        self.db.dispose()
+
+
+class SecureRBACPolicyFixture(APIFixture):
+    """The new policy defaults and scope checks enforced."""
+
+    overrides = {'oslo_policy__enforce_scope': True,
+                 'oslo_policy__enforce_new_defaults': True}
+
+
+class PolicyFileFixture(APIFixture):
+    """A policy file that overrides some rules.
+
+    Reading the version document stays open; listing resource providers
+    needs the ``lister`` role; every other rule keeps its default.
+    """
+
+    POLICY = (
+        '"placement:resource_providers:list": "role:lister"\n'
+    )
+
+    def configure(self, conf):
+        handle, self.policy_path = tempfile.mkstemp(suffix='.yaml')
+        with os.fdopen(handle, 'w') as policy_file:
+            policy_file.write(self.POLICY)
+        conf.set_override('policy_file', self.policy_path,
+                          group='oslo_policy')
+
+    def stop_fixture(self):
+        super().stop_fixture()
+        os.unlink(self.policy_path)
+
+
+class CORSFixture(APIFixture):
+    """CORS enabled for one origin, ``http://valid.example.com``."""
+
+    ALLOWED_ORIGIN = 'http://valid.example.com'
+
+    def configure(self, conf):
+        # oslo.middleware registers [cors] only when the middleware starts.
+        conf.register_opts(cors.CORS_OPTS, group='cors')
+        conf.set_override('allowed_origin', [self.ALLOWED_ORIGIN],
+                          group='cors')

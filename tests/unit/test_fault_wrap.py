@@ -1,0 +1,93 @@
+"""The fault wrapper: an unexpected exception is a bare JSON 500, logged.
+
+The handlers run in the deployed middleware stack.
+"""
+
+import logging
+import re
+
+import pytest
+import webob
+
+from placement import handler
+from placement import wsgi_wrapper
+from tests.unit import stack
+
+_SECRET = 'password=hunter2 at /srv/placement/objects/secret.py'
+
+
+@wsgi_wrapper.PlacementWsgify
+def _broken(req):
+    raise RuntimeError(_SECRET)
+
+
+@wsgi_wrapper.PlacementWsgify
+def _refused(req):
+    raise webob.exc.HTTPConflict('A conflict.')
+
+
+def _unwrapped_broken(req):
+    raise KeyError(_SECRET)
+
+
+@pytest.fixture
+def app(monkeypatch):
+    return stack.service(monkeypatch, {
+        '/': {'GET': handler.Route(_refused)},
+        '/broken': {'GET': handler.Route(_broken)},
+        '/broken-unwrapped': {'GET': handler.Route(_unwrapped_broken)},
+    })
+
+
+def _get(app, path, version='latest'):
+    req = webob.Request.blank(path, headers={
+        'X-Auth-Token': 'admin',
+        'OpenStack-API-Version': f'placement {version}'})
+    return req.get_response(app)
+
+
+def _fault_records(caplog):
+    return [record for record in caplog.records
+            if record.name == 'placement.fault_wrap']
+
+
+def test_exception_becomes_json_500(app):
+    response = _get(app, '/broken')
+    assert response.status_code == 500
+    error = stack.error_of(response)
+    assert error['title'] == 'Internal Server Error'
+    assert re.match(stack.REQUEST_ID, error['request_id'])
+
+
+@pytest.mark.parametrize('path', ['/broken', '/broken-unwrapped'])
+def test_500_leaks_nothing_of_the_exception(app, path):
+    response = _get(app, path)
+    assert response.status_code == 500
+    for leak in (b'hunter2', b'Traceback', b'RuntimeError', b'KeyError',
+                 b'.py'):
+        assert leak not in response.body
+
+
+def test_500_has_the_undefined_code_from_1_23(app):
+    assert stack.error_of(_get(app, '/broken', '1.23'))['code'] == (
+        'placement.undefined_code')
+    assert 'code' not in stack.error_of(_get(app, '/broken', '1.22'))
+
+
+def test_exception_is_logged_with_traceback_and_request_id(app, caplog):
+    with caplog.at_level(logging.ERROR, logger='placement.fault_wrap'):
+        response = _get(app, '/broken')
+    request_id = response.headers['x-openstack-request-id']
+    [record] = _fault_records(caplog)
+    assert record.levelno == logging.ERROR
+    assert request_id in record.getMessage()
+    assert record.exc_info[0] is RuntimeError
+    assert _SECRET in str(record.exc_info[1])
+
+
+def test_http_errors_are_not_faults(app, caplog):
+    with caplog.at_level(logging.ERROR, logger='placement.fault_wrap'):
+        response = _get(app, '/')
+    assert response.status_code == 409
+    assert 'A conflict.' in stack.error_of(response)['detail']
+    assert not _fault_records(caplog)

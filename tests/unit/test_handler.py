@@ -1,0 +1,91 @@
+"""The router: 404 for unknown URLs, 405 with Allow for unknown methods,
+and routes that do not exist before their microversion."""
+
+import pytest
+
+from placement import handler
+from placement import util
+from placement import wsgi_wrapper
+from tests.unit import stack
+
+
+@wsgi_wrapper.PlacementWsgify
+def _echo(req):
+    return util.json_response(req, {
+        'method': req.method, 'name': util.path_arg(req, 'name')})
+
+
+@wsgi_wrapper.PlacementWsgify
+def _collection(req):
+    return util.json_response(req, {'method': req.method})
+
+
+ROUTES = {
+    '/widgets': {
+        'GET': handler.Route(_collection),
+        'POST': handler.Route(_collection, '1.5'),
+    },
+    '/widgets/{name}': {
+        'GET': handler.Route(_echo, '1.10'),
+        'PUT': handler.Route(_echo, '1.10'),
+        'DELETE': handler.Route(_echo, '1.12'),
+    },
+}
+
+
+@pytest.fixture
+def router():
+    return handler.PlacementHandler(ROUTES)
+
+
+def test_route_dispatch_with_path_argument(router):
+    response = stack.call(router, '/widgets/blue', version='1.10')
+    assert response.status_code == 200
+    assert response.json == {'method': 'GET', 'name': 'blue'}
+
+
+def test_unknown_url_is_404(router):
+    response = stack.call(router, '/gadgets')
+    assert response.status_code == 404
+    assert '/gadgets' in stack.error_of(response)['detail']
+
+
+@pytest.mark.parametrize('path', ['/widgets/', '/widgets/blue/',
+                                  '/widgets//blue', '/widgetsx'])
+def test_near_misses_are_404(router, path):
+    assert stack.call(router, path).status_code == 404
+
+
+def test_unknown_method_is_405_with_allow(router):
+    response = stack.call(router, '/widgets/blue', method='PATCH')
+    assert response.status_code == 405
+    assert response.headers['Allow'] == 'DELETE, GET, PUT'
+    assert stack.error_of(response)['code'] == 'placement.undefined_code'
+
+
+def test_url_newer_than_the_request_is_404(router):
+    response = stack.call(router, '/widgets/blue', version='1.9')
+    assert response.status_code == 404
+
+
+def test_method_newer_than_the_request_is_405(router):
+    response = stack.call(router, '/widgets', method='POST', version='1.4')
+    assert response.status_code == 405
+    assert response.headers['Allow'] == 'GET'
+
+
+def test_method_at_its_version_is_routed(router):
+    response = stack.call(router, '/widgets', method='POST', version='1.5')
+    assert response.status_code == 200
+    assert response.json == {'method': 'POST'}
+
+
+def test_allow_lists_only_the_methods_of_the_request_version(router):
+    response = stack.call(router, '/widgets/blue', method='DELETE',
+                          version='1.11')
+    assert response.status_code == 405
+    assert response.headers['Allow'] == 'GET, PUT'
+
+
+def test_default_table_has_the_version_document():
+    assert handler.ROUTE_DECLARATIONS['/']['GET'].min_version == '1.0'
