@@ -122,7 +122,7 @@ def _children(pid):
 
 
 def test_gunicorn_workers(server):
-    base, process, _workdir = server
+    base, process, workdir = server
     _status, headers, _body = request(base + '/')
     assert headers['Server'].startswith('gunicorn')
     with concurrent.futures.ThreadPoolExecutor(16) as pool:
@@ -131,5 +131,10 @@ def test_gunicorn_workers(server):
     assert statuses == [200] * 32
     if not os.path.isdir('/proc'):
         pytest.skip('no /proc to count worker processes')
-    # The default of --workers.
-    assert len(_children(process.pid)) == 2
+    # The default of --workers. The arbiter forks them one by one and
+    # replaces any that exits, so wait for the count to settle.
+    deadline = time.monotonic() + START_TIMEOUT
+    while len(_children(process.pid)) != 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert len(_children(process.pid)) == 2, (
+        workdir / 'placement-api.log').read_text()
