@@ -1,0 +1,97 @@
+"""What GET /allocation_candidates asks for, and what it finds.
+
+The handler (:mod:`placement.handlers.allocation_candidate`) parses and
+validates the query string into a :class:`CandidateRequest`; the object
+layer (:mod:`placement.objects.allocation_candidate`) answers it with
+:class:`Candidates`, independent of the microversion except for the
+:attr:`CandidateRequest.nested` switch; the handler renders that for the
+request's microversion.
+"""
+
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class RequestGroup:
+    """One request group: the unsuffixed one or a granular ``resourcesN``.
+
+    The resources of the unsuffixed group (``suffix == ''``) may come
+    from several providers of one tree plus sharing providers; those of
+    a suffixed group all come from one single provider. A suffixed group
+    may have no resources (1.36): then it names a provider by its traits,
+    aggregates and tree, for ``same_subtree``.
+    """
+
+    suffix: str = ''
+    #: ``{resource class name: amount}``.
+    resources: dict = dataclasses.field(default_factory=dict)
+    #: Sets of trait names: a provider of the group has one of each.
+    required_traits: tuple = ()
+    #: Trait names no provider of the group may have.
+    forbidden_traits: frozenset = frozenset()
+    #: Sets of aggregate uuids: a provider of the group is in one of each.
+    member_of: tuple = ()
+    #: Aggregate uuids no provider of the group may be in.
+    forbidden_aggregates: frozenset = frozenset()
+    #: A provider uuid: the group's providers are in that provider's tree.
+    in_tree: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class CandidateRequest:
+    """The whole request: its groups and the request-wide parameters."""
+
+    #: The unsuffixed group (if given) first, then suffixed ones by suffix.
+    groups: tuple = ()
+    #: ``'none'`` or ``'isolate'``; None when not given.
+    group_policy: str | None = None
+    #: The most candidates to return; None for no limit.
+    limit: int | None = None
+    #: Sets of trait names the root of the (non-sharing) tree has one of.
+    root_required: tuple = ()
+    #: Trait names the root of the (non-sharing) tree must not have.
+    root_forbidden: frozenset = frozenset()
+    #: Sets of group suffixes whose providers must all be in the subtree
+    #: of one of them (1.36).
+    same_subtree: tuple = ()
+    #: False before 1.29: a candidate may take resources from at most one
+    #: provider of each tree.
+    nested: bool = True
+
+
+@dataclasses.dataclass(frozen=True)
+class Candidate:
+    """One allocation request."""
+
+    #: ``{provider uuid: {resource class name: amount}}``.
+    allocations: dict
+    #: ``{group suffix: [provider uuid, ...]}``; ``''`` is the unsuffixed
+    #: group. The providers that satisfy each group (1.34 ``mappings``).
+    mappings: dict
+
+
+@dataclasses.dataclass(frozen=True)
+class ProviderSummary:
+    """A provider of a tree that the candidates involve."""
+
+    uuid: str
+    parent_provider_uuid: str | None
+    root_provider_uuid: str
+    #: ``{resource class name: (capacity, used)}`` for every inventory of
+    #: the provider; capacity is ``int((total - reserved) * ratio)``.
+    resources: dict
+    #: Sorted trait names of the provider.
+    traits: tuple
+
+
+@dataclasses.dataclass(frozen=True)
+class Candidates:
+    """The answer: candidates, and summaries of the providers involved.
+
+    ``summaries`` holds every provider of every tree (and every sharing
+    provider) that appears in ``candidates``, keyed by uuid; the handler
+    narrows it for microversions before 1.29.
+    """
+
+    candidates: list
+    summaries: dict
