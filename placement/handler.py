@@ -63,6 +63,9 @@ ROUTE_DECLARATIONS = {
     '/resource_providers/{uuid}/usages': {
         'GET': Route(usage.list_provider_usages),
     },
+    '/usages': {
+        'GET': Route(usage.list_usages, '1.9'),
+    },
     '/resource_classes': {
         'GET': Route(resource_class.list_resource_classes, '1.2'),
         'POST': Route(resource_class.create_resource_class, '1.2'),

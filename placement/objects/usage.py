@@ -26,3 +26,74 @@ def of_provider(conn, provider_id):
         .where(INV.c.resource_provider_id == provider_id)
         .group_by(RC.c.name))
     return {name: int(amount) for name, amount in rows}
+
+
+CONSUMER = models.Consumer.__table__
+CONSUMER_TYPE = models.ConsumerType.__table__
+PROJECT = models.Project.__table__
+USER = models.User.__table__
+
+ALL_TYPES = 'all'
+UNKNOWN_TYPE = 'unknown'
+
+
+def _consumer_allocations(project_id, user_id, consumer_type):
+    """Rows ``(consumer, type_key, class_name, used)`` of the filter.
+
+    ``type_key`` is the consumer type's name, ``unknown`` for a consumer
+    without a type, and ``all`` for every row when ``consumer_type`` is
+    ``all``.
+    """
+    if consumer_type == ALL_TYPES:
+        type_key = sa.literal(ALL_TYPES)
+    else:
+        type_key = sa.func.coalesce(CONSUMER_TYPE.c.name, UNKNOWN_TYPE)
+    query = (
+        sa.select(ALLOC.c.consumer_id.label('consumer'),
+                  type_key.label('type_key'),
+                  RC.c.name.label('class_name'),
+                  ALLOC.c.used)
+        .select_from(ALLOC)
+        .join(CONSUMER, CONSUMER.c.uuid == ALLOC.c.consumer_id)
+        .join(PROJECT, PROJECT.c.id == CONSUMER.c.project_id)
+        .join(RC, RC.c.id == ALLOC.c.resource_class_id)
+        .outerjoin(CONSUMER_TYPE,
+                   CONSUMER_TYPE.c.id == CONSUMER.c.consumer_type_id)
+        .where(PROJECT.c.external_id == project_id))
+    if user_id is not None:
+        query = query.join(USER, USER.c.id == CONSUMER.c.user_id).where(
+            USER.c.external_id == user_id)
+    if consumer_type == UNKNOWN_TYPE:
+        query = query.where(CONSUMER.c.consumer_type_id.is_(None))
+    elif consumer_type not in (None, ALL_TYPES):
+        query = query.where(CONSUMER_TYPE.c.name == consumer_type)
+    return query.subquery()
+
+
+def of_project(conn, project_id, user_id=None, consumer_type=None):
+    """Usage of a project (and user), by consumer type.
+
+    ``{type_key: {'consumer_count': n, class name: amount, ...}}`` where
+    the keys are those of :func:`_consumer_allocations`;
+    ``consumer_type`` narrows the consumers to one type name,
+    ``unknown`` (no type) or ``all`` (everything under one key).
+
+    One statement: the sums per type and class, and, in the rows whose
+    class is NULL, the number of distinct consumers per type (a consumer
+    with several classes counts once).
+    """
+    rows = _consumer_allocations(project_id, user_id, consumer_type)
+    sums = (
+        sa.select(rows.c.type_key, rows.c.class_name,
+                  sa.func.sum(rows.c.used))
+        .group_by(rows.c.type_key, rows.c.class_name))
+    counts = (
+        sa.select(rows.c.type_key, sa.null(),
+                  sa.func.count(sa.distinct(rows.c.consumer)))
+        .group_by(rows.c.type_key))
+    usages = {}
+    for type_key, class_name, amount in conn.execute(
+            sa.union_all(sums, counts)):
+        usages.setdefault(type_key, {})[
+            class_name or 'consumer_count'] = int(amount)
+    return usages

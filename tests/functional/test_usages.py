@@ -1,0 +1,166 @@
+"""GET /usages over rows inserted directly.
+
+The gabbits (gabbits/usages.yaml) make their allocations through the API;
+here the rows are written directly to reach states the API does not make
+(many consumers at once) and to count the SQL statements of a request.
+"""
+
+import json
+import uuid
+
+import pytest
+import sqlalchemy as sa
+import webob
+
+from placement import deploy
+from placement import policy
+from placement.db import models
+from tests import database
+
+pytestmark = pytest.mark.db
+
+ALLOC = models.Allocation.__table__
+CONSUMER = models.Consumer.__table__
+CONSUMER_TYPE = models.ConsumerType.__table__
+PROJECT = models.Project.__table__
+RC = models.ResourceClass.__table__
+RP = models.ResourceProvider.__table__
+USER = models.User.__table__
+
+
+class Usages:
+    """The application and a writer of consumers with allocations."""
+
+    def __init__(self, app, db):
+        self.app = app
+        self.db = db
+        self.rp_id = self._insert_provider()
+
+    def get(self, query, version='latest'):
+        req = webob.Request.blank(f'/usages?{query}', headers={
+            'x-auth-token': 'admin', 'accept': 'application/json',
+            'openstack-api-version': f'placement {version}'})
+        return req.get_response(self.app)
+
+    def _insert_provider(self):
+        with self.db.writer() as conn:
+            rp_uuid = str(uuid.uuid4())
+            rp_id = conn.execute(sa.insert(RP).values(
+                uuid=rp_uuid, name=rp_uuid, generation=0)
+            ).inserted_primary_key[0]
+            conn.execute(sa.update(RP).where(RP.c.id == rp_id).values(
+                root_provider_id=rp_id))
+        return rp_id
+
+    @staticmethod
+    def _id_of(conn, table, column, value):
+        """The id of the row whose ``column`` is ``value``; made if new."""
+        row_id = conn.scalar(sa.select(table.c.id).where(column == value))
+        if row_id is None:
+            row_id = conn.execute(sa.insert(table).values(
+                {column.name: value})).inserted_primary_key[0]
+        return row_id
+
+    def consume(self, project, user, consumer_type, resources):
+        """A new consumer of ``consumer_type`` (None: no type)."""
+        consumer_uuid = str(uuid.uuid4())
+        with self.db.writer() as conn:
+            type_id = consumer_type and self._id_of(
+                conn, CONSUMER_TYPE, CONSUMER_TYPE.c.name, consumer_type)
+            conn.execute(sa.insert(CONSUMER).values(
+                uuid=consumer_uuid, generation=0, consumer_type_id=type_id,
+                project_id=self._id_of(
+                    conn, PROJECT, PROJECT.c.external_id, project),
+                user_id=self._id_of(conn, USER, USER.c.external_id, user)))
+            for class_name, used in resources.items():
+                conn.execute(sa.insert(ALLOC).values(
+                    consumer_id=consumer_uuid, resource_provider_id=self.rp_id,
+                    used=used, resource_class_id=conn.scalar(
+                        sa.select(RC.c.id).where(RC.c.name == class_name))))
+
+
+@pytest.fixture
+def usages(db_url):
+    conf = database.make_conf(db_url, api__auth_strategy='noauth2')
+    db = deploy.prepare_database(conf)
+    try:
+        yield Usages(deploy.build_stack(conf, db, policy.make_enforcer(conf)),
+                     db)
+    finally:
+        db.dispose()
+
+
+@pytest.fixture
+def mixed(usages):
+    """Project P: user U has two INSTANCEs and an untyped consumer, user V
+    a MIGRATION; project Q has one INSTANCE."""
+    usages.consume('P', 'U', 'INSTANCE', {'VCPU': 2, 'MEMORY_MB': 512})
+    usages.consume('P', 'U', 'INSTANCE', {'VCPU': 1})
+    usages.consume('P', 'U', None, {'DISK_GB': 10})
+    usages.consume('P', 'V', 'MIGRATION', {'VCPU': 4, 'MEMORY_MB': 1024})
+    usages.consume('Q', 'U', 'INSTANCE', {'VCPU': 16})
+    return usages
+
+
+def body(response):
+    assert response.status_int == 200, response.text
+    return json.loads(response.body)['usages']
+
+
+@pytest.mark.parametrize('version', ['1.9', '1.37'])
+def test_flat_totals_of_project_and_user(mixed, version):
+    assert body(mixed.get('project_id=P', version)) == {
+        'VCPU': 7, 'MEMORY_MB': 1536, 'DISK_GB': 10}
+    assert body(mixed.get('project_id=P&user_id=U', version)) == {
+        'VCPU': 3, 'MEMORY_MB': 512, 'DISK_GB': 10}
+    assert body(mixed.get('project_id=Q&user_id=V', version)) == {}
+    assert body(mixed.get('project_id=nobody', version)) == {}
+
+
+@pytest.mark.parametrize('version', ['1.38', 'latest'])
+def test_grouped_by_consumer_type(mixed, version):
+    assert body(mixed.get('project_id=P', version)) == {
+        'INSTANCE': {'consumer_count': 2, 'VCPU': 3, 'MEMORY_MB': 512},
+        'MIGRATION': {'consumer_count': 1, 'VCPU': 4, 'MEMORY_MB': 1024},
+        'unknown': {'consumer_count': 1, 'DISK_GB': 10},
+    }
+    assert body(mixed.get('project_id=P&user_id=V', version)) == {
+        'MIGRATION': {'consumer_count': 1, 'VCPU': 4, 'MEMORY_MB': 1024},
+    }
+
+
+@pytest.mark.parametrize('query, expected', [
+    ('consumer_type=INSTANCE',
+     {'INSTANCE': {'consumer_count': 2, 'VCPU': 3, 'MEMORY_MB': 512}}),
+    ('consumer_type=unknown',
+     {'unknown': {'consumer_count': 1, 'DISK_GB': 10}}),
+    ('consumer_type=all',
+     {'all': {'consumer_count': 4, 'VCPU': 7, 'MEMORY_MB': 1536,
+              'DISK_GB': 10}}),
+    ('consumer_type=all&user_id=U',
+     {'all': {'consumer_count': 3, 'VCPU': 3, 'MEMORY_MB': 512,
+              'DISK_GB': 10}}),
+    ('consumer_type=NO_SUCH_TYPE', {}),
+])
+def test_consumer_type_filter(mixed, query, expected):
+    assert body(mixed.get(f'project_id=P&{query}')) == expected
+
+
+def test_one_statement_however_many_consumers(usages):
+    for number in range(30):
+        usages.consume('P', f'user{number % 3}',
+                       ('INSTANCE', 'MIGRATION', None)[number % 3],
+                       {'VCPU': 1, 'MEMORY_MB': 256})
+    statements = []
+
+    def record(conn, cursor, statement, *args):
+        statements.append(statement)
+
+    sa.event.listen(usages.db.engine, 'before_cursor_execute', record)
+    try:
+        grouped = body(usages.get('project_id=P'))
+    finally:
+        sa.event.remove(usages.db.engine, 'before_cursor_execute', record)
+    assert len([s for s in statements if 'allocations' in s]) == 1
+    assert grouped['unknown'] == {
+        'consumer_count': 10, 'VCPU': 10, 'MEMORY_MB': 2560}
