@@ -1,0 +1,46 @@
+"""Pure helpers of tools/bench_allocation_candidates.py."""
+
+import pytest
+
+from tools import bench_allocation_candidates as bench
+
+
+def test_percentile_is_nearest_rank():
+    values = list(range(30, 0, -1))
+    assert bench.percentile(values, 90) == 27
+    assert bench.percentile(values, 50) == 15
+    assert bench.percentile(values, 100) == 30
+
+
+def test_percentile_of_few_values_rounds_up_the_rank():
+    assert bench.percentile([4.0, 1.0, 3.0, 2.0], 90) == 4.0
+    assert bench.percentile([7.5], 90) == 7.5
+    assert bench.percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], 90) == 10
+
+
+def test_percentile_of_nothing_is_an_error():
+    with pytest.raises(ValueError):
+        bench.percentile([], 90)
+
+
+def test_default_is_mysql_and_both_data_sets():
+    args = bench.parse_args([])
+    assert args.server_url == 'mysql+pymysql://root@127.0.0.1:3306'
+    assert args.phase == ['flat', 'nested']
+
+
+def test_sqlite_has_no_server_and_a_url_overrides_db():
+    assert bench.parse_args(['--db', 'sqlite']).server_url is None
+    url = 'postgresql+psycopg2://bench@127.0.0.1:5433'
+    args = bench.parse_args(['--db', 'sqlite', '--database-url', url,
+                             '--phase', 'nested'])
+    assert args.server_url == url
+    assert args.phase == ['nested']
+
+
+def test_flat_queries_name_every_member_of_aggregate():
+    queries = dict(bench.flat_queries(['a1', 'a2']))
+    query = queries['flat member_of+required limit=1000']
+    assert '&member_of=in:a1,a2&required=HW_CPU_X86_AVX2' in query
+    assert query.endswith('&limit=1000')
+    assert 'limit' not in queries['flat resources-only unlimited']

@@ -1,0 +1,484 @@
+"""Benchmark GET /allocation_candidates against a real placement-api server.
+
+    .venv/bin/python tools/bench_allocation_candidates.py [--db mysql]
+        [--database-url URL] [--workers 2] [--repetitions 30]
+        [--providers 10000] [--trees 500] [--phase flat --phase nested]
+        [--json FILE]
+
+Each phase gets a throw-away database on the chosen server (``--db``
+mysql, postgresql or sqlite; ``--database-url`` names another server URL
+without a database), a ``placement.conf`` in a temporary directory,
+``placement-manage db sync`` and a ``placement-api`` (gunicorn) process.
+The data set is loaded over HTTP at the latest microversion, the server
+is restarted so that its workers start fresh, and then every query of the
+phase is sent ``--warmups`` times and ``--repetitions`` times measured.
+
+The two data sets live in separate databases, one after the other, so
+that neither query sees the other set's providers: the flat query
+``resources=VCPU:1,MEMORY_MB:512`` would otherwise also be answered by
+the NUMA nodes of the nested trees.
+
+Reported per query: candidates returned, median and p90 client-side wall
+time of the full response, the peak of the summed RSS of the gunicorn
+master and workers (sampled from /proc every 50 ms while the query runs)
+and the workers' VmHWM (reset through /proc/PID/clear_refs before the
+query where the kernel allows it). The server, the database and the
+temporary directory are removed at the end, also on failure or Ctrl-C.
+"""
+
+import argparse
+import concurrent.futures
+import contextlib
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+
+import sqlalchemy as sa
+import urllib3
+
+SERVERS = {
+    'mysql': 'mysql+pymysql://root@127.0.0.1:3306',
+    'postgresql': 'postgresql+psycopg2://postgres@127.0.0.1:5432',
+    'sqlite': None,
+}
+HEADERS = {'openstack-api-version': 'placement latest',
+           'accept': 'application/json', 'x-auth-token': 'admin'}
+AVX2 = 'HW_CPU_X86_AVX2'
+CUSTOM_TRAITS = ('CUSTOM_BENCH_GOLD', 'CUSTOM_PHYSNET_A', 'CUSTOM_PHYSNET_B')
+NET_GROUP = ('SRIOV_NET_VF:1,NET_BW_EGR_KILOBIT_PER_SEC:1000')
+NESTED_QUERY = (
+    'resources_NUMA=VCPU:2,MEMORY_MB:1024'
+    f'&resources_NET1={NET_GROUP}&required_NET1=CUSTOM_PHYSNET_A'
+    f'&resources_NET2={NET_GROUP}&required_NET2=CUSTOM_PHYSNET_B'
+    '&group_policy=isolate&same_subtree=_NUMA,_NET1,_NET2')
+SAMPLE_SECONDS = 0.05
+
+
+def percentile(values, pct):
+    """The nearest-rank percentile: the smallest value with at least
+    ``pct`` percent of the values at or below it."""
+    if not values:
+        raise ValueError('no values')
+    ordered = sorted(values)
+    rank = max(1, -(-len(ordered) * pct // 100))
+    return ordered[int(rank) - 1]
+
+
+def _inventory(total, ratio=1.0, reserved=0):
+    return {'total': total, 'reserved': reserved, 'min_unit': 1,
+            'max_unit': total, 'step_size': 1, 'allocation_ratio': ratio}
+
+
+# --- database, configuration and server --------------------------------
+
+@contextlib.contextmanager
+def throwaway_database(server_url, workdir):
+    """Yield the URL of a new empty database; drop it afterwards."""
+    if server_url is None:
+        yield f'sqlite:///{os.path.join(workdir, "bench.sqlite")}'
+        return
+    url = sa.engine.make_url(server_url)
+    postgres = url.get_backend_name() == 'postgresql'
+    name = f'placement_bench_{uuid.uuid4().hex[:12]}'
+    admin = sa.create_engine(url.set(database='postgres' if postgres
+                                     else None),
+                             isolation_level='AUTOCOMMIT')
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f'CREATE DATABASE {name}')
+    try:
+        yield url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        force = ' WITH (FORCE)' if postgres else ''
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS {name}{force}')
+        admin.dispose()
+
+
+def _venv_command(name):
+    return os.path.join(os.path.dirname(sys.executable), name)
+
+
+def prepare_config(workdir, db_url):
+    """Write placement.conf for ``db_url`` and create the schema."""
+    conf = os.path.join(workdir, 'placement.conf')
+    with open(conf, 'w') as f:
+        f.write(f'[api]\nauth_strategy = noauth2\n'
+                f'[placement_database]\nconnection = {db_url}\n')
+    subprocess.run([_venv_command('placement-manage'), '--config-file',
+                    conf, 'db', 'sync'], check=True)
+    return conf
+
+
+def _free_port():
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+def _read_status(pid, field):
+    """A kB field of /proc/PID/status in MB, 0 for a vanished process."""
+    try:
+        with open(f'/proc/{pid}/status') as f:
+            for line in f:
+                if line.startswith(field + ':'):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+class Server:
+    """placement-api in its own session, so that Ctrl-C reaches us only."""
+
+    def __init__(self, conf, workdir, workers, threads):
+        self.endpoint = f'http://127.0.0.1:{_free_port()}'
+        self.log_path = os.path.join(workdir, 'server.log')
+        port = self.endpoint.rsplit(':', 1)[1]
+        with open(self.log_path, 'ab') as log:
+            self.process = subprocess.Popen(
+                [_venv_command('placement-api'), '--config-file', conf,
+                 '--host', '127.0.0.1', '--port', port,
+                 '--workers', str(workers), '--threads', str(threads)],
+                stdout=log, stderr=subprocess.STDOUT, cwd=workdir,
+                start_new_session=True)
+        self.workers = workers
+
+    def wait_until_up(self, http, timeout=60):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                break
+            if len(self.worker_pids()) == self.workers:
+                with contextlib.suppress(urllib3.exceptions.HTTPError):
+                    http.request('GET', self.endpoint + '/', retries=False)
+                    return
+            time.sleep(0.3)
+        with open(self.log_path) as f:
+            raise RuntimeError(f'placement-api did not start:\n{f.read()}')
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def worker_pids(self):
+        pid = self.process.pid
+        try:
+            with open(f'/proc/{pid}/task/{pid}/children') as f:
+                return [int(p) for p in f.read().split()]
+        except OSError:
+            return []
+
+    def total_rss(self):
+        pids = [self.process.pid, *self.worker_pids()]
+        return sum(_read_status(pid, 'VmRSS') for pid in pids)
+
+    def reset_peaks(self):
+        """Reset the workers' VmHWM (Linux clear_refs value 5)."""
+        for pid in self.worker_pids():
+            with contextlib.suppress(OSError), \
+                    open(f'/proc/{pid}/clear_refs', 'w') as f:
+                f.write('5')
+
+    def worker_peaks(self):
+        return [_read_status(pid, 'VmHWM') for pid in self.worker_pids()]
+
+
+@contextlib.contextmanager
+def running_server(conf, workdir, args, http):
+    server = Server(conf, workdir, args.workers, args.threads)
+    try:
+        server.wait_until_up(http)
+        yield server
+    finally:
+        server.stop()
+
+
+# --- HTTP loading ------------------------------------------------------
+
+class Client:
+    """Thin JSON client; urllib3's pool manager is thread-safe."""
+
+    def __init__(self, http, endpoint):
+        self.http = http
+        self.endpoint = endpoint
+
+    def call(self, method, path, body=None, expect=(200, 201, 204)):
+        resp = self.http.request(method, self.endpoint + path, json=body,
+                                 headers=HEADERS, retries=False)
+        if resp.status not in expect:
+            raise RuntimeError(f'{method} {path} -> {resp.status}: '
+                               f'{resp.data[:500]!r}')
+        return resp.json() if resp.data else None
+
+    def provider(self, name, inventories, traits=(), aggregates=(),
+                 parent=None):
+        """Create one provider with its inventories, traits, aggregates."""
+        body = {'name': name, 'uuid': str(uuid.uuid4())}
+        if parent:
+            body['parent_provider_uuid'] = parent
+        rp = self.call('POST', '/resource_providers', body)
+        path, gen = f'/resource_providers/{rp["uuid"]}', rp['generation']
+        if inventories:
+            gen = self.call('PUT', path + '/inventories', {
+                'resource_provider_generation': gen,
+                'inventories': inventories})['resource_provider_generation']
+        if traits:
+            gen = self.call('PUT', path + '/traits', {
+                'resource_provider_generation': gen,
+                'traits': sorted(traits)})['resource_provider_generation']
+        if aggregates:
+            self.call('PUT', path + '/aggregates', {
+                'resource_provider_generation': gen,
+                'aggregates': list(aggregates)})
+        return rp['uuid']
+
+    def allocate(self, allocations, project, user):
+        self.call('PUT', f'/allocations/{uuid.uuid4()}', {
+            'allocations': {rp: {'resources': res}
+                            for rp, res in allocations.items()},
+            'consumer_generation': None, 'project_id': project,
+            'user_id': user, 'consumer_type': 'INSTANCE'})
+
+
+def run_parallel(func, items, threads):
+    """Call ``func(item)`` for every item on ``threads`` threads."""
+    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+        return list(pool.map(func, items))
+
+
+def load_flat(client, args):
+    """10,000 compute nodes in 20 aggregates, 5 sharing DISK_GB providers,
+    allocations on a share of the nodes; returns the member_of aggs."""
+    aggs = [str(uuid.uuid4()) for _ in range(args.aggregates)]
+    sharing = {}
+    for i in range(args.sharing):
+        agg = aggs[i % len(aggs)]
+        sharing[agg] = client.provider(
+            f'shared-disk-{i}', {'DISK_GB': _inventory(100000)},
+            {'MISC_SHARES_VIA_AGGREGATE'}, [agg])
+
+    def node(i):
+        rng = random.Random(args.seed * 1_000_003 + i)
+        agg = aggs[i % len(aggs)]
+        # Traits on 60 % of the nodes; the others cost no traits request.
+        traits = {AVX2} if i % 2 == 0 else set()
+        traits |= {'CUSTOM_BENCH_GOLD'} if i % 5 == 0 else set()
+        inventories = {
+            'VCPU': _inventory(rng.choice((16, 32, 48, 64)), 16.0),
+            'MEMORY_MB': _inventory(rng.choice((65536, 131072, 262144)),
+                                    1.5, reserved=512),
+            'DISK_GB': _inventory(rng.choice((1000, 2000, 4000)))}
+        return client.provider(f'cn-{i}', inventories, traits, [agg]), agg
+
+    # One node per aggregate first, so that no two requests race to
+    # create the same aggregate row.
+    first = min(args.providers, len(aggs))
+    nodes = run_parallel(node, range(first), 1)
+    nodes += run_parallel(node, range(first, args.providers), args.threads)
+    projects = [str(uuid.uuid4()) for _ in range(10)]
+    users = [str(uuid.uuid4()) for _ in range(30)]
+
+    def allocate(item):
+        i, (rp, agg) = item
+        allocations = {rp: {'VCPU': 4, 'MEMORY_MB': 4096}}
+        disk = sharing.get(agg) if i % 2 else None
+        allocations[disk or rp] = {'DISK_GB': 40}
+        client.allocate(allocations, projects[i % 10], users[i % 30])
+
+    step = round(100 / args.allocation_percent) if args.allocation_percent \
+        else 0
+    if step:
+        run_parallel(allocate, list(enumerate(nodes))[::step], args.threads)
+    return aggs[:args.member_of]
+
+
+def load_nested(client, args):
+    """Trees of root -> 2 NUMA nodes -> 4 NICs each (2 per physnet)."""
+    def tree(i):
+        rng = random.Random(args.seed * 1_000_003 + i)
+        root = client.provider(f'nested-{i}',
+                               {'DISK_GB': _inventory(2000)}, {AVX2})
+        for n in range(2):
+            numa = client.provider(f'nested-{i}-numa{n}', {
+                'VCPU': _inventory(32, 4.0),
+                'MEMORY_MB': _inventory(rng.choice((65536, 131072)))},
+                parent=root)
+            for d in range(4):
+                physnet = 'CUSTOM_PHYSNET_' + 'AB'[d // 2]
+                client.provider(f'nested-{i}-numa{n}-nic{d}', {
+                    'SRIOV_NET_VF': _inventory(8),
+                    'NET_BW_EGR_KILOBIT_PER_SEC': _inventory(10_000_000),
+                    'NET_BW_IGR_KILOBIT_PER_SEC': _inventory(10_000_000)},
+                    {physnet}, parent=numa)
+
+    run_parallel(tree, range(args.trees), args.threads)
+
+
+# --- measuring ---------------------------------------------------------
+
+class MemorySampler(threading.Thread):
+    """Track the peak summed RSS of the server while a query runs."""
+
+    def __init__(self, server):
+        super().__init__(daemon=True)
+        self.server = server
+        self.peak = 0.0
+        self.done = threading.Event()
+
+    def run(self):
+        while not self.done.is_set():
+            self.peak = max(self.peak, self.server.total_rss())
+            self.done.wait(SAMPLE_SECONDS)
+
+    def stop(self):
+        self.done.set()
+        self.join()
+        return self.peak
+
+
+def measure(http, server, name, query, args):
+    """Time one query; returns a result row."""
+    url = f'{server.endpoint}/allocation_candidates?{query}'
+
+    def fetch():
+        started = time.perf_counter()
+        resp = http.request('GET', url, headers=HEADERS, retries=False)
+        elapsed = (time.perf_counter() - started) * 1000
+        if resp.status != 200:
+            raise RuntimeError(f'{name}: {resp.status} {resp.data[:500]!r}')
+        return elapsed, resp
+
+    server.reset_peaks()
+    sampler = MemorySampler(server)
+    sampler.start()
+    try:
+        for _ in range(args.warmups):
+            _, resp = fetch()
+        times = [fetch()[0] for _ in range(args.repetitions)]
+    finally:
+        peak = sampler.stop()
+    return {'query': name, 'candidates': len(resp.json()[
+                'allocation_requests']),
+            'median_ms': statistics.median(times),
+            'p90_ms': percentile(times, 90), 'peak_rss_mb': peak,
+            'worker_hwm_mb': max(server.worker_peaks(), default=0.0)}
+
+
+def flat_queries(member_of):
+    flat = ('resources=VCPU:2,MEMORY_MB:2048,DISK_GB:20'
+            f'&member_of=in:{",".join(member_of)}&required={AVX2}')
+    small = 'resources=VCPU:1,MEMORY_MB:512'
+    return [('flat member_of+required limit=1000', flat + '&limit=1000'),
+            ('flat member_of+required unlimited', flat),
+            ('flat resources-only limit=1000', small + '&limit=1000'),
+            ('flat resources-only unlimited', small)]
+
+
+def nested_queries(_):
+    return [('nested granular same_subtree limit=10',
+             NESTED_QUERY + '&limit=10'),
+            ('nested granular same_subtree unlimited', NESTED_QUERY)]
+
+
+PHASES = {'flat': (load_flat, flat_queries),
+          'nested': (load_nested, nested_queries)}
+
+
+def run_phase(phase, args, http):
+    """Load one data set into its own database and measure its queries."""
+    loader, queries = PHASES[phase]
+    workdir = tempfile.mkdtemp(prefix=f'placement-bench-{phase}-')
+    try:
+        with throwaway_database(args.server_url, workdir) as db_url:
+            conf = prepare_config(workdir, db_url)
+            with running_server(conf, workdir, args, http) as server:
+                client = Client(http, server.endpoint)
+                for trait in CUSTOM_TRAITS:
+                    client.call('PUT', f'/traits/{trait}')
+                started = time.monotonic()
+                loaded = loader(client, args)
+                print(f'{phase}: loaded in '
+                      f'{time.monotonic() - started:.0f} s', flush=True)
+            with running_server(conf, workdir, args, http) as server:
+                return [measure(http, server, name, query, args)
+                        for name, query in queries(loaded)]
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def print_table(rows):
+    header = (f'{"query":42} {"cands":>6} {"median ms":>10} {"p90 ms":>8} '
+              f'{"peak RSS MB":>12} {"worker HWM MB":>14}')
+    print(header)
+    print('-' * len(header))
+    for r in rows:
+        print(f'{r["query"]:42} {r["candidates"]:>6} {r["median_ms"]:>10.1f}'
+              f' {r["p90_ms"]:>8.1f} {r["peak_rss_mb"]:>12.0f}'
+              f' {r["worker_hwm_mb"]:>14.0f}')
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('--db', choices=sorted(SERVERS), default='mysql')
+    p.add_argument('--database-url', help='database server URL without a '
+                   'database name; overrides --db')
+    p.add_argument('--phase', action='append', choices=sorted(PHASES),
+                   help='data set(s) to run (default: flat and nested)')
+    p.add_argument('--providers', type=int, default=10000)
+    p.add_argument('--aggregates', type=int, default=20)
+    p.add_argument('--member-of', type=int, default=5,
+                   help='aggregates named in the flat member_of query')
+    p.add_argument('--sharing', type=int, default=5)
+    p.add_argument('--allocation-percent', type=int, default=20)
+    p.add_argument('--trees', type=int, default=500)
+    p.add_argument('--repetitions', type=int, default=30)
+    p.add_argument('--warmups', type=int, default=2)
+    p.add_argument('--workers', type=int, default=2)
+    p.add_argument('--threads', type=int, default=8,
+                   help='server threads per worker and loader threads')
+    p.add_argument('--seed', type=int, default=42)
+    p.add_argument('--json', help='also write the results to this file')
+    args = p.parse_args(argv)
+    args.server_url = args.database_url or SERVERS[args.db]
+    args.phase = args.phase or ['flat', 'nested']
+    return args
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    signal.signal(signal.SIGTERM, _interrupt)
+    http = urllib3.PoolManager(maxsize=args.threads * 2,
+                               timeout=urllib3.Timeout(total=600))
+    rows = []
+    for phase in args.phase:
+        rows += run_phase(phase, args, http)
+    print_table(rows)
+    if args.json:
+        with open(args.json, 'w') as f:
+            json.dump({'date': time.strftime('%Y-%m-%dT%H:%M:%SZ',
+                                             time.gmtime()),
+                       'cpus': os.cpu_count(), 'args': vars(args),
+                       'results': rows}, f, indent=2)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
