@@ -38,19 +38,21 @@ UNKNOWN_TYPE = 'unknown'
 
 
 def _consumer_allocations(project_id, user_id, consumer_type):
-    """Rows ``(consumer, type_key, class_name, used)`` of the filter.
+    """Rows ``(consumer, type_name, class_name, used)`` of the filter.
 
-    ``type_key`` is the consumer type's name, ``unknown`` for a consumer
-    without a type, and ``all`` for every row when ``consumer_type`` is
-    ``all``.
+    ``type_name`` is NULL for a consumer without a type, and for every row
+    when ``consumer_type`` is ``all``. The NULL is only turned into a key
+    in Python: grouping by a ``coalesce(name, 'unknown')`` would merge a
+    type named ``UNKNOWN`` with the untyped consumers under MySQL's
+    case-insensitive collation.
     """
     if consumer_type == ALL_TYPES:
-        type_key = sa.literal(ALL_TYPES)
+        type_name = sa.null()
     else:
-        type_key = sa.func.coalesce(CONSUMER_TYPE.c.name, UNKNOWN_TYPE)
+        type_name = CONSUMER_TYPE.c.name
     query = (
         sa.select(ALLOC.c.consumer_id.label('consumer'),
-                  type_key.label('type_key'),
+                  type_name.label('type_name'),
                   RC.c.name.label('class_name'),
                   ALLOC.c.used)
         .select_from(ALLOC)
@@ -73,10 +75,10 @@ def _consumer_allocations(project_id, user_id, consumer_type):
 def of_project(conn, project_id, user_id=None, consumer_type=None):
     """Usage of a project (and user), by consumer type.
 
-    ``{type_key: {'consumer_count': n, class name: amount, ...}}`` where
-    the keys are those of :func:`_consumer_allocations`;
-    ``consumer_type`` narrows the consumers to one type name,
-    ``unknown`` (no type) or ``all`` (everything under one key).
+    ``{type: {'consumer_count': n, class name: amount, ...}}``: the type
+    is the consumer type's name, ``unknown`` for consumers without one;
+    ``consumer_type`` narrows the consumers to one type name, ``unknown``
+    (no type) or ``all`` (everything under the one key ``all``).
 
     One statement: the sums per type and class, and, in the rows whose
     class is NULL, the number of distinct consumers per type (a consumer
@@ -84,16 +86,17 @@ def of_project(conn, project_id, user_id=None, consumer_type=None):
     """
     rows = _consumer_allocations(project_id, user_id, consumer_type)
     sums = (
-        sa.select(rows.c.type_key, rows.c.class_name,
+        sa.select(rows.c.type_name, rows.c.class_name,
                   sa.func.sum(rows.c.used))
-        .group_by(rows.c.type_key, rows.c.class_name))
+        .group_by(rows.c.type_name, rows.c.class_name))
     counts = (
-        sa.select(rows.c.type_key, sa.null(),
+        sa.select(rows.c.type_name, sa.null(),
                   sa.func.count(sa.distinct(rows.c.consumer)))
-        .group_by(rows.c.type_key))
+        .group_by(rows.c.type_name))
+    untyped = ALL_TYPES if consumer_type == ALL_TYPES else UNKNOWN_TYPE
     usages = {}
-    for type_key, class_name, amount in conn.execute(
+    for type_name, class_name, amount in conn.execute(
             sa.union_all(sums, counts)):
-        usages.setdefault(type_key, {})[
+        usages.setdefault(type_name or untyped, {})[
             class_name or 'consumer_count'] = int(amount)
     return usages

@@ -15,7 +15,9 @@ import webob
 from placement import deploy
 from placement import policy
 from placement.db import models
+from placement.objects import data_migrations
 from tests import database
+from tests.functional import legacy_data
 
 pytestmark = pytest.mark.db
 
@@ -31,8 +33,9 @@ USER = models.User.__table__
 class Usages:
     """The application and a writer of consumers with allocations."""
 
-    def __init__(self, app, db):
-        self.app = app
+    def __init__(self, conf, db):
+        self.conf = conf
+        self.app = deploy.build_stack(conf, db, policy.make_enforcer(conf))
         self.db = db
         self.rp_id = self._insert_provider()
 
@@ -72,20 +75,26 @@ class Usages:
                 project_id=self._id_of(
                     conn, PROJECT, PROJECT.c.external_id, project),
                 user_id=self._id_of(conn, USER, USER.c.external_id, user)))
-            for class_name, used in resources.items():
-                conn.execute(sa.insert(ALLOC).values(
-                    consumer_id=consumer_uuid, resource_provider_id=self.rp_id,
-                    used=used, resource_class_id=conn.scalar(
-                        sa.select(RC.c.id).where(RC.c.name == class_name))))
+            self.allocate(conn, consumer_uuid, resources)
+
+    def allocate(self, conn, consumer_uuid, resources):
+        """Allocation rows of the consumer against the provider."""
+        for class_name, used in resources.items():
+            conn.execute(sa.insert(ALLOC).values(
+                consumer_id=consumer_uuid, resource_provider_id=self.rp_id,
+                used=used, resource_class_id=conn.scalar(
+                    sa.select(RC.c.id).where(RC.c.name == class_name))))
 
 
 @pytest.fixture
 def usages(db_url):
-    conf = database.make_conf(db_url, api__auth_strategy='noauth2')
+    conf = database.make_conf(
+        db_url, api__auth_strategy='noauth2',
+        placement__incomplete_consumer_project_id='legacy-project',
+        placement__incomplete_consumer_user_id='legacy-user')
     db = deploy.prepare_database(conf)
     try:
-        yield Usages(deploy.build_stack(conf, db, policy.make_enforcer(conf)),
-                     db)
+        yield Usages(conf, db)
     finally:
         db.dispose()
 
@@ -146,6 +155,16 @@ def test_consumer_type_filter(mixed, query, expected):
     assert body(mixed.get(f'project_id=P&{query}')) == expected
 
 
+def test_a_type_named_unknown_is_not_the_untyped_consumers(usages):
+    usages.consume('P', 'U', 'UNKNOWN', {'VCPU': 1})
+    usages.consume('P', 'U', None, {'VCPU': 2})
+    assert body(usages.get('project_id=P')) == {
+        'UNKNOWN': {'consumer_count': 1, 'VCPU': 1},
+        'unknown': {'consumer_count': 1, 'VCPU': 2}}
+    assert body(usages.get('project_id=P&consumer_type=UNKNOWN')) == {
+        'UNKNOWN': {'consumer_count': 1, 'VCPU': 1}}
+
+
 def test_one_statement_however_many_consumers(usages):
     for number in range(30):
         usages.consume('P', f'user{number % 3}',
@@ -164,3 +183,19 @@ def test_one_statement_however_many_consumers(usages):
     assert len([s for s in statements if 'allocations' in s]) == 1
     assert grouped['unknown'] == {
         'consumer_count': 10, 'VCPU': 10, 'MEMORY_MB': 2560}
+
+
+def test_migrated_consumerless_allocations_are_of_unknown_type(usages):
+    """Allocations older than consumer records count once migrated."""
+    with usages.db.writer() as conn:
+        first, _second = legacy_data.add_consumerless_allocations(
+            conn, usages.rp_id, 2)
+        usages.allocate(conn, first, {'MEMORY_MB': 128})
+    assert body(usages.get('project_id=legacy-project')) == {}
+    assert data_migrations.create_incomplete_consumers(
+        usages.db, usages.conf, 50) == (2, 2)
+    assert body(usages.get(
+        'project_id=legacy-project&user_id=legacy-user')) == {
+        'unknown': {'consumer_count': 2, 'VCPU': 2, 'MEMORY_MB': 128}}
+    assert body(usages.get('project_id=legacy-project', '1.9')) == {
+        'VCPU': 2, 'MEMORY_MB': 128}
