@@ -132,9 +132,20 @@ def parse_resources(value, name='resources'):
     return resources
 
 
-def _optional_uuid(params, name):
+def optional_uuid(params, name):
+    """The canonical uuid of parameter ``name`` in ``params``, or None."""
     value = params.get(name)
     return None if value is None else query_uuid(name, value)
+
+
+def listed(params, name):
+    """The values of parameter ``name`` in ``params`` as a list.
+
+    :func:`placement.util.query_params` gives a repeatable parameter as a
+    list and another one as its single value.
+    """
+    value = params.get(name, [])
+    return value if isinstance(value, list) else [value]
 
 
 def list_filter(req):
@@ -147,19 +158,15 @@ def list_filter(req):
     if microversion.at_least(req, _REPEATED_REQUIRED):
         repeatable.add('required')
     params = util.query_params(req, allowed, repeatable)
-
-    def values(name):
-        value = params.get(name, [])
-        return value if isinstance(value, list) else [value]
-
     member_of, forbidden_aggregates = parse_member_of(
-        req, values('member_of'))
-    required, forbidden_traits = parse_required(req, values('required'))
+        req, listed(params, 'member_of'))
+    required, forbidden_traits = parse_required(
+        req, listed(params, 'required'))
     resources = params.get('resources')
     return provider_filter.ProviderFilter(
         name=params.get('name'),
-        uuid=_optional_uuid(params, 'uuid'),
-        in_tree=_optional_uuid(params, 'in_tree'),
+        uuid=optional_uuid(params, 'uuid'),
+        in_tree=optional_uuid(params, 'in_tree'),
         resources={} if resources is None else parse_resources(resources),
         member_of=member_of,
         forbidden_aggregates=forbidden_aggregates,
