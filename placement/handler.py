@@ -14,6 +14,7 @@ import webob.exc
 from placement import microversion
 from placement import wsgi_wrapper
 from placement.handlers import aggregate
+from placement.handlers import allocation
 from placement.handlers import inventory
 from placement.handlers import provider_trait
 from placement.handlers import resource_class
@@ -59,6 +60,17 @@ ROUTE_DECLARATIONS = {
         'GET': Route(inventory.get_inventory),
         'PUT': Route(inventory.update_inventory),
         'DELETE': Route(inventory.delete_inventory),
+    },
+    '/resource_providers/{uuid}/allocations': {
+        'GET': Route(allocation.list_for_provider),
+    },
+    '/allocations': {
+        'POST': Route(allocation.set_allocations_for_consumers, '1.13'),
+    },
+    '/allocations/{consumer_uuid}': {
+        'GET': Route(allocation.list_for_consumer),
+        'PUT': Route(allocation.set_allocations),
+        'DELETE': Route(allocation.delete_allocations),
     },
     '/resource_providers/{uuid}/usages': {
         'GET': Route(usage.list_provider_usages),

@@ -1,0 +1,199 @@
+"""Handlers of allocations.
+
+GET/PUT/DELETE /allocations/{consumer_uuid}, POST /allocations (1.13)
+and GET /resource_providers/{uuid}/allocations. The bodies change with
+the microversion (see :mod:`placement.schemas.allocation`); every write
+is one transaction of :func:`placement.objects.allocation.replace`.
+"""
+
+import webob.exc
+
+from placement import microversion
+from placement import util
+from placement import wsgi_wrapper
+from placement.objects import allocation as allocation_obj
+from placement.objects import consumer as consumer_obj
+from placement.objects import name_table
+from placement.objects import resource_provider
+from placement.policies import allocation as policies
+from placement.schemas import allocation as schema
+
+# Microversions (1.<n>) at which the allocation bodies change.
+_OWNER_REQUIRED = 8
+_OWNER_SHOWN = 12
+_CONSUMER_GENERATION = 28
+_CONSUMER_TYPE = 38
+
+
+def _minor(req):
+    return microversion.of(req).minor
+
+
+def _canonical(uuid, what):
+    """``uuid`` in canonical form; 400 when it is not a uuid."""
+    canonical = resource_provider.canonical_uuid(uuid)
+    if canonical is None:
+        raise webob.exc.HTTPBadRequest(f'Malformed {what}: {uuid!r}')
+    return canonical
+
+
+def _unique_keys(pairs, what):
+    """``dict(pairs)`` keyed by canonical uuid; 400 on a repeated one."""
+    result = {}
+    for uuid, value in pairs:
+        canonical = _canonical(uuid, what)
+        if canonical in result:
+            raise webob.exc.HTTPBadRequest(
+                f'{what} {canonical} is given more than once.')
+        result[canonical] = value
+    return result
+
+
+def _provider_allocations(allocations):
+    """``{provider uuid: resources}`` from the list or the dict form."""
+    if isinstance(allocations, list):
+        pairs = [(item['resource_provider']['uuid'], item['resources'])
+                 for item in allocations]
+    else:
+        pairs = [(uuid, item['resources'])
+                 for uuid, item in allocations.items()]
+    return _unique_keys(pairs, 'resource provider')
+
+
+def _owner(req, data):
+    """Who the consumer belongs to; before 1.8 the configured nobody."""
+    if microversion.at_least(req, _OWNER_REQUIRED):
+        return consumer_obj.Owner(data['project_id'], data['user_id'],
+                                  data.get('consumer_type'))
+    conf = req.environ['placement.context'].config.placement
+    return consumer_obj.Owner(conf.incomplete_consumer_project_id,
+                              conf.incomplete_consumer_user_id)
+
+
+def consumer_request(req, uuid, data):
+    """The ConsumerAllocations one consumer's body ``data`` asks for."""
+    return allocation_obj.ConsumerAllocations(
+        uuid=uuid, owner=_owner(req, data),
+        allocations=_provider_allocations(data['allocations']),
+        generation=data.get('consumer_generation'),
+        check_generation=microversion.at_least(req, _CONSUMER_GENERATION))
+
+
+def consumer_requests(req, data):
+    """ConsumerAllocations of a ``{consumer uuid: body}`` mapping."""
+    bodies = _unique_keys(data.items(), 'consumer')
+    return [consumer_request(req, uuid, body)
+            for uuid, body in sorted(bodies.items())]
+
+
+def retries(req):
+    """How often a write is tried again after a generation conflict."""
+    conf = req.environ['placement.context'].config.placement
+    return conf.allocation_conflict_retry_count
+
+
+def _consumer_body(req, rows, consumer):
+    allocations = {}
+    for row in rows:
+        entry = allocations.setdefault(row.resource_provider_uuid, {
+            'generation': row.resource_provider_generation,
+            'resources': {}})
+        entry['resources'][row.resource_class] = row.used
+    body = {'allocations': allocations}
+    if not rows or consumer is None:
+        return body
+    if microversion.at_least(req, _OWNER_SHOWN):
+        body.update(project_id=consumer.project_id,
+                    user_id=consumer.user_id)
+    if microversion.at_least(req, _CONSUMER_GENERATION):
+        body['consumer_generation'] = consumer.generation
+    if microversion.at_least(req, _CONSUMER_TYPE):
+        body['consumer_type'] = consumer.consumer_type
+    return body
+
+
+@wsgi_wrapper.PlacementWsgify
+@util.check_accept(util.JSON)
+@util.object_errors
+def list_for_consumer(req):
+    """The consumer's allocations; ``{"allocations": {}}`` if none."""
+    context = req.environ['placement.context']
+    context.can(policies.ALLOC_LIST)
+    uuid = resource_provider.canonical_uuid(
+        util.path_arg(req, 'consumer_uuid'))
+    rows, consumer = [], None
+    if uuid is not None:
+        with context.db.reader() as conn:
+            rows = allocation_obj.get_for_consumer(conn, uuid)
+            consumer = consumer_obj.get(conn, uuid)
+    return util.json_response(req, _consumer_body(req, rows, consumer),
+                              last_modified=name_table.newest(rows))
+
+
+@wsgi_wrapper.PlacementWsgify
+@util.check_accept(util.JSON)
+@util.require_content(util.JSON)
+@util.object_errors
+def set_allocations(req):
+    """Replace the consumer's allocations (empty from 1.28: remove)."""
+    context = req.environ['placement.context']
+    context.can(policies.ALLOC_UPDATE)
+    uuid = _canonical(util.path_arg(req, 'consumer_uuid'), 'consumer_uuid')
+    data = util.extract_json(req.body, schema.put_allocations(_minor(req)))
+    allocation_obj.replace(
+        context.db, [consumer_request(req, uuid, data)], retries(req))
+    return util.empty_response()
+
+
+@wsgi_wrapper.PlacementWsgify
+@util.check_accept(util.JSON)
+@util.require_content(util.JSON)
+@util.object_errors
+def set_allocations_for_consumers(req):
+    """POST /allocations: several consumers' allocations atomically."""
+    context = req.environ['placement.context']
+    context.can(policies.ALLOC_MANAGE)
+    data = util.extract_json(req.body, schema.post_allocations(_minor(req)))
+    allocation_obj.replace(
+        context.db, consumer_requests(req, data), retries(req))
+    return util.empty_response()
+
+
+@wsgi_wrapper.PlacementWsgify
+@util.check_accept(util.JSON)
+@util.object_errors
+def delete_allocations(req):
+    """Delete the consumer's allocations; 404 when it has none."""
+    context = req.environ['placement.context']
+    context.can(policies.ALLOC_DELETE)
+    given = util.path_arg(req, 'consumer_uuid')
+    uuid = resource_provider.canonical_uuid(given)
+    if uuid is None:
+        raise webob.exc.HTTPNotFound(
+            f"No allocations for consumer '{given}'")
+    allocation_obj.delete_consumer(context.db, uuid, retries(req))
+    return util.empty_response()
+
+
+@wsgi_wrapper.PlacementWsgify
+@util.check_accept(util.JSON)
+@util.object_errors
+def list_for_provider(req):
+    """The provider's allocations by consumer; 404 for no provider."""
+    context = req.environ['placement.context']
+    context.can(policies.RP_ALLOC_LIST)
+    with context.db.reader() as conn:
+        provider = resource_provider.get_by_uuid(
+            conn, util.path_arg(req, 'uuid'))
+        rows = allocation_obj.get_for_provider(conn, provider.id)
+    show_generation = microversion.at_least(req, _CONSUMER_GENERATION)
+    allocations = {}
+    for row in rows:
+        entry = allocations.setdefault(row.consumer_id, {'resources': {}})
+        entry['resources'][row.resource_class] = row.used
+        if show_generation:
+            entry['consumer_generation'] = row.consumer_generation
+    body = {'allocations': allocations,
+            'resource_provider_generation': provider.generation}
+    return util.json_response(req, body,
+                              last_modified=name_table.newest(rows))

@@ -1,0 +1,160 @@
+"""Consumers and the projects, users and consumer types they refer to.
+
+A consumer record exists while the consumer has allocations: it is
+created with its first allocation and removed with its last. Its
+generation is compare-and-swapped by every write of its allocations, in
+the same transaction, so that two writers of one consumer cannot both
+win (:func:`write`).
+
+Projects, users and consumer types are created on first use. Two
+requests may create the same one at the same time: the unique
+constraint decides, inside a savepoint, and the loser reads the
+winner's row with a locking read (which, unlike a plain read of an
+older MySQL snapshot, sees what committed since the transaction began).
+"""
+
+import dataclasses
+
+import sqlalchemy as sa
+
+from placement import exception
+from placement.db import models
+
+CONSUMER = models.Consumer.__table__
+PROJECT = models.Project.__table__
+USER = models.User.__table__
+CONSUMER_TYPE = models.ConsumerType.__table__
+ALLOC = models.Allocation.__table__
+
+#: How consumers without a type are shown (and queried in usages).
+UNKNOWN_TYPE = 'unknown'
+
+
+@dataclasses.dataclass(frozen=True)
+class Owner:
+    """Who a consumer belongs to; ``consumer_type`` None: keep/none."""
+
+    project_id: str
+    user_id: str
+    consumer_type: str | None = None
+
+
+def _select(table, column, value, locking=False):
+    query = sa.select(table.c.id).where(column == value)
+    if locking:
+        query = query.with_for_update(read=True)
+    return query
+
+
+def _ensure(conn, table, column, value):
+    """The id of the row whose ``column`` is ``value``, created if absent."""
+    row_id = conn.scalar(_select(table, column, value))
+    if row_id is not None:
+        return row_id
+    try:
+        with conn.begin_nested():
+            return conn.execute(sa.insert(table).values(
+                {column.name: value})).inserted_primary_key[0]
+    except sa.exc.IntegrityError:
+        # Created concurrently by another transaction that committed.
+        return conn.scalar(_select(table, column, value, locking=True))
+
+
+def _owner_ids(conn, owner):
+    """``{column: id}`` of the consumer columns naming ``owner``."""
+    ids = {
+        'project_id': _ensure(conn, PROJECT, PROJECT.c.external_id,
+                              owner.project_id),
+        'user_id': _ensure(conn, USER, USER.c.external_id, owner.user_id),
+    }
+    if owner.consumer_type is not None:
+        ids['consumer_type_id'] = _ensure(
+            conn, CONSUMER_TYPE, CONSUMER_TYPE.c.name, owner.consumer_type)
+    return ids
+
+
+def _select_consumers():
+    return sa.select(
+        CONSUMER.c.id, CONSUMER.c.uuid, CONSUMER.c.generation,
+        CONSUMER.c.created_at, CONSUMER.c.updated_at,
+        PROJECT.c.external_id.label('project_id'),
+        USER.c.external_id.label('user_id'),
+        sa.func.coalesce(CONSUMER_TYPE.c.name, UNKNOWN_TYPE).label(
+            'consumer_type'),
+    ).select_from(
+        CONSUMER.join(PROJECT, PROJECT.c.id == CONSUMER.c.project_id)
+        .join(USER, USER.c.id == CONSUMER.c.user_id)
+        .outerjoin(CONSUMER_TYPE,
+                   CONSUMER_TYPE.c.id == CONSUMER.c.consumer_type_id))
+
+
+def get_all(conn, uuids):
+    """``{uuid: row}`` of the consumers ``uuids`` that have a record.
+
+    A row has id, uuid, generation, project_id and user_id (external
+    ids) and consumer_type (``unknown`` when it has none).
+    """
+    if not uuids:
+        return {}
+    rows = conn.execute(
+        _select_consumers().where(CONSUMER.c.uuid.in_(sorted(uuids))))
+    return {row.uuid: row for row in rows}
+
+
+def get(conn, uuid):
+    """The consumer's row (see :func:`get_all`), or None."""
+    return get_all(conn, [uuid]).get(uuid)
+
+
+def check_generation(uuid, consumer, expected):
+    """ConcurrentUpdate unless the client's ``expected`` generation holds.
+
+    ``expected`` None means "the consumer does not exist yet".
+    """
+    actual = None if consumer is None else consumer.generation
+    if actual != expected:
+        shown = 'null' if actual is None else actual
+        raise exception.ConcurrentUpdate(
+            f'consumer generation conflict for consumer {uuid} - expected '
+            f'{shown} but got {"null" if expected is None else expected}')
+
+
+def _conflict(uuid):
+    return exception.ConcurrentUpdate(
+        f'consumer {uuid} was changed by another request while its '
+        f'allocations were written; re-read it and retry.')
+
+
+def write(conn, uuid, consumer, owner):
+    """Create the consumer, or bump its generation and set its owner.
+
+    ``consumer`` is its row as read in this transaction (None: there was
+    none). ConcurrentUpdate when another transaction changed or created
+    it since.
+    """
+    values = _owner_ids(conn, owner)
+    if consumer is None:
+        try:
+            with conn.begin_nested():
+                conn.execute(sa.insert(CONSUMER).values(
+                    uuid=uuid, generation=0, **values))
+        except sa.exc.IntegrityError as exc:
+            raise _conflict(uuid) from exc
+        return
+    result = conn.execute(
+        sa.update(CONSUMER)
+        .where(CONSUMER.c.id == consumer.id,
+               CONSUMER.c.generation == consumer.generation)
+        .values(generation=consumer.generation + 1, **values))
+    if result.rowcount != 1:
+        raise _conflict(uuid)
+
+
+def delete_unused(conn, uuids):
+    """Remove the records of consumers ``uuids`` that have no allocations."""
+    if not uuids:
+        return
+    used = sa.select(ALLOC.c.consumer_id).where(
+        ALLOC.c.consumer_id.in_(sorted(uuids)))
+    conn.execute(sa.delete(CONSUMER).where(
+        CONSUMER.c.uuid.in_(sorted(uuids)), CONSUMER.c.uuid.not_in(used)))

@@ -1,0 +1,113 @@
+"""JSON schemas of allocation bodies, built for a microversion.
+
+``minor`` is the request's microversion 1.<minor>:
+
+- before 1.12 PUT takes a list of ``{resource_provider: {uuid},
+  resources}``; from 1.12 a dict keyed by provider uuid;
+- project_id and user_id are required from 1.8;
+- consumer_generation is required from 1.28 (null: a new consumer), and
+  from then PUT may send empty allocations to remove them;
+- mappings are accepted (and ignored) from 1.34;
+- consumer_type is required from 1.38.
+"""
+
+MAX_INT = 2147483647
+_UUID = {'type': 'string', 'format': 'uuid'}
+_EXTERNAL_ID = {'type': 'string', 'minLength': 1, 'maxLength': 255}
+_CLASS_PATTERN = '^[A-Z0-9_]+$'
+
+CONSUMER_TYPE = {'type': 'string', 'pattern': _CLASS_PATTERN,
+                 'minLength': 1, 'maxLength': 255}
+CONSUMER_GENERATION = {'type': ['integer', 'null'], 'minimum': 0,
+                       'maximum': MAX_INT}
+MAPPINGS = {
+    'type': 'object',
+    'patternProperties': {
+        '^(|[a-zA-Z0-9_-]{1,64})$': {
+            'type': 'array', 'items': _UUID, 'minItems': 1,
+            'uniqueItems': True},
+    },
+    'additionalProperties': False,
+}
+
+RESOURCES = {
+    'type': 'object',
+    'minProperties': 1,
+    'patternProperties': {
+        _CLASS_PATTERN: {'type': 'integer', 'minimum': 1,
+                         'maximum': MAX_INT},
+    },
+    'additionalProperties': False,
+}
+
+
+def _closed_object(properties, required):
+    return {'type': 'object', 'properties': properties,
+            'required': required, 'additionalProperties': False}
+
+
+def _list_allocations():
+    """1.0 - 1.11: a non-empty list of provider and resources."""
+    return {
+        'type': 'array',
+        'minItems': 1,
+        'items': _closed_object(
+            {'resource_provider': _closed_object({'uuid': _UUID}, ['uuid']),
+             'resources': RESOURCES},
+            ['resource_provider', 'resources']),
+    }
+
+
+def _dict_allocations(min_providers):
+    """From 1.12: ``{provider uuid: {resources, generation}}``."""
+    return {
+        'type': 'object',
+        'minProperties': min_providers,
+        'propertyNames': {'format': 'uuid'},
+        'additionalProperties': _closed_object(
+            {'resources': RESOURCES,
+             # Ignored: the symmetry with GET responses.
+             'generation': {'type': ['integer', 'null']}},
+            ['resources']),
+    }
+
+
+def _owner(minor, properties, required):
+    """Add the consumer fields of microversion ``minor``."""
+    if minor >= 8:
+        properties.update(project_id=_EXTERNAL_ID, user_id=_EXTERNAL_ID)
+        required.extend(['project_id', 'user_id'])
+    if minor >= 28:
+        properties['consumer_generation'] = CONSUMER_GENERATION
+        required.append('consumer_generation')
+    if minor >= 34:
+        properties['mappings'] = MAPPINGS
+    if minor >= 38:
+        properties['consumer_type'] = CONSUMER_TYPE
+        required.append('consumer_type')
+    return _closed_object(properties, required)
+
+
+def consumer_allocations(minor):
+    """One consumer of POST /allocations or POST /reshaper."""
+    return _owner(minor, {'allocations': _dict_allocations(0)},
+                  ['allocations'])
+
+
+def put_allocations(minor):
+    """PUT /allocations/{consumer_uuid}."""
+    if minor < 12:
+        allocations = _list_allocations()
+    else:
+        allocations = _dict_allocations(0 if minor >= 28 else 1)
+    return _owner(minor, {'allocations': allocations}, ['allocations'])
+
+
+def post_allocations(minor):
+    """POST /allocations (from 1.13): ``{consumer uuid: allocations}``."""
+    return {
+        'type': 'object',
+        'minProperties': 1,
+        'propertyNames': {'format': 'uuid'},
+        'additionalProperties': consumer_allocations(minor),
+    }
