@@ -1,0 +1,415 @@
+"""GET /allocation_candidates: the search behind the answer.
+
+The cost must follow the number of candidates asked for, not the number
+of providers or of combinations (see ARCHITECTURE.md, "Known traps"):
+
+1. *Narrowing* (:class:`_Narrowing`): one set-based query per request
+   group and resource class finds the providers that can serve it alone
+   (capacity, min/max/step, the group's traits and aggregates, in_tree),
+   with their roots; a resourceless group costs one query too. Sharing
+   providers (MISC_SHARES_VIA_AGGREGATE) and the roots they are shared
+   with (the roots of the providers in an aggregate with them) take two
+   more. The roots that can serve every slot are intersected in Python,
+   and ``root_required`` is one query on roots.
+2. *Assembly*, lazily: the roots are walked in order (shuffled with
+   ``randomize_allocation_candidates``), their trees loaded a batch at a
+   time (:func:`_load_providers`, four queries per batch), and each tree
+   yields its candidates through :func:`candidate_tree.candidates`.
+   ``depth-first`` exhausts a tree before the next; ``breadth-first``
+   takes one candidate from each tree in turn. Everything stops at the
+   limit.
+3. *Summaries* of the trees (and sharing providers) of the candidates
+   returned, from the data already loaded.
+"""
+
+import collections
+import itertools
+import random
+
+import sqlalchemy as sa
+
+from placement.db import models
+from placement.objects import candidate_request
+from placement.objects import candidate_tree
+from placement.objects import provider_filter
+from placement.objects import resource_class
+from placement.objects import trait
+
+RP = models.ResourceProvider.__table__
+_INV = models.Inventory.__table__
+_ALLOC = models.Allocation.__table__
+_RC = models.ResourceClass.__table__
+_TRAIT = models.Trait.__table__
+_RP_AGG = models.ResourceProviderAggregate.__table__
+_RP_TRAIT = models.ResourceProviderTrait.__table__
+_ROOT_ID = sa.func.coalesce(RP.c.root_provider_id, RP.c.id)
+
+SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
+#: Trees loaded per batch of queries.
+BATCH = 250
+
+
+def get_candidates(conn, request, conf):
+    """The :class:`candidate_request.Candidates` answering ``request``.
+
+    Unknown resource classes or traits are BadRequest; an in_tree
+    provider that does not exist matches nothing.
+    """
+    narrowing = _Narrowing(conn, request)
+    roots = sorted(narrowing.roots())
+    if conf.placement.randomize_allocation_candidates:
+        random.shuffle(roots)
+    trees = _Trees(conn, narrowing)
+    found = _strategy(conf)(trees.candidates_by_root(roots))
+    chosen = list(itertools.islice(found, _limit(request, conf)))
+    return candidate_request.Candidates(
+        candidates=[candidate for _, candidate in chosen],
+        summaries=trees.summaries(chosen))
+
+
+def _limit(request, conf):
+    """The smaller of the request's limit and max_allocation_candidates."""
+    limits = [request.limit, conf.placement.max_allocation_candidates]
+    limits = [limit for limit in limits if limit is not None and limit >= 0]
+    return min(limits, default=None)
+
+
+def _strategy(conf):
+    if (conf.placement.allocation_candidates_generation_strategy
+            == 'breadth-first'):
+        return breadth_first
+    return depth_first
+
+
+def depth_first(per_root):
+    """``(root, candidate)`` pairs: every candidate of a root, then the
+    next root's."""
+    for root, generator in per_root:
+        for candidate in generator:
+            yield root, candidate
+
+
+def breadth_first(per_root):
+    """``(root, candidate)`` pairs: one candidate of each root in turn.
+
+    The first round walks the roots lazily, so a limit reached within it
+    loads no more trees than depth-first would.
+    """
+    active = collections.deque()
+    for root, generator in per_root:
+        candidate = next(generator, None)
+        if candidate is not None:
+            yield root, candidate
+            active.append((root, generator))
+    while active:
+        root, generator = active.popleft()
+        candidate = next(generator, None)
+        if candidate is not None:
+            yield root, candidate
+            active.append((root, generator))
+
+
+class _Narrowing:
+    """The providers each slot of the request may use, found by SQL.
+
+    A *slot* is one choice the assembly makes: the provider of one class
+    of the unsuffixed group (its classes may come from different
+    providers), or the single provider of a suffixed group.
+    """
+
+    def __init__(self, conn, request):
+        self.conn = conn
+        self.request = request
+        self.class_ids = resource_class.ids_by_name(
+            conn, {name for group in request.groups
+                   for name in group.resources})
+        self.trait_ids = trait.ids_by_name(conn, _trait_names(request))
+        self.sharing = _sharing_providers(conn)
+        #: ``[(RequestGroup, resources, {provider id: root id})]``
+        self.slots = [(group, resources, self._providers(group, resources))
+                      for group in request.groups
+                      for resources in _slot_resources(group)]
+        self.anchors = _anchors(conn, self.sharing & set().union(
+            *(providers for _, _, providers in self.slots)))
+
+    def roots(self):
+        """Ids of the roots whose tree can fill every slot."""
+        roots = None
+        for group, _, providers in self.slots:
+            reachable = set(providers.values())
+            if group.resources:
+                for provider_id in self.sharing.intersection(providers):
+                    reachable.update(self.anchors.get(provider_id, ()))
+            roots = reachable if roots is None else roots & reachable
+        roots = roots or set()
+        if self.request.root_required or self.request.root_forbidden:
+            roots &= self._roots_with_root_traits()
+        return roots
+
+    def _providers(self, group, resources):
+        """``{provider id: root id}`` of the providers that can serve
+        ``resources`` of ``group`` on their own."""
+        query = sa.select(RP.c.id, _ROOT_ID).where(
+            *self._group_conditions(group, bool(resources)))
+        for name, amount in resources.items():
+            query = query.where(RP.c.id.in_(provider_filter.with_capacity(
+                self.class_ids[name], amount)))
+        return dict(self.conn.execute(query).all())
+
+    def _group_conditions(self, group, allocating):
+        """Conditions on ``RP`` for a provider serving ``group``.
+
+        A provider of the unsuffixed group counts as a member of an
+        aggregate of its root; the required traits of an unsuffixed group
+        with resources are checked on its providers together, later.
+        """
+        spans_root = not group.suffix
+        conditions = [_member_of(aggregates, spans_root)
+                      for aggregates in group.member_of]
+        if group.forbidden_aggregates:
+            conditions.append(~_member_of(group.forbidden_aggregates,
+                                          spans_root))
+        if group.suffix or not allocating:
+            conditions += [self._has_any(names)
+                           for names in group.required_traits]
+        if group.forbidden_traits:
+            conditions.append(~self._has_any(group.forbidden_traits))
+        if group.in_tree is not None:
+            conditions.append(_ROOT_ID == _root_of(group.in_tree))
+        return conditions
+
+    def _has_any(self, names, provider_id=RP.c.id):
+        return provider_filter.has_any_trait(
+            provider_id, [self.trait_ids[name] for name in names])
+
+    def _roots_with_root_traits(self):
+        request = self.request
+        conditions = [self._has_any(names)
+                      for names in request.root_required]
+        if request.root_forbidden:
+            conditions.append(~self._has_any(request.root_forbidden))
+        query = sa.select(RP.c.id).where(
+            RP.c.parent_provider_id.is_(None), *conditions)
+        return set(self.conn.scalars(query))
+
+
+def _trait_names(request):
+    names = set(request.root_forbidden).union(*request.root_required)
+    for group in request.groups:
+        names.update(group.forbidden_traits, *group.required_traits)
+    return names
+
+
+def _slot_resources(group):
+    """The resources of each slot of ``group``: one slot per class of
+    the unsuffixed group, one for a suffixed or resourceless group."""
+    if group.suffix or not group.resources:
+        return [group.resources]
+    return [{name: amount} for name, amount in group.resources.items()]
+
+
+def _member_of(aggregate_uuids, spans_root):
+    """Condition: the provider (or, if ``spans_root``, its root) is in
+    one of the aggregates."""
+    condition = provider_filter.in_any_aggregate(RP.c.id, aggregate_uuids)
+    if spans_root:
+        condition = condition | provider_filter.in_any_aggregate(
+            _ROOT_ID, aggregate_uuids)
+    return condition
+
+
+def _root_of(provider_uuid):
+    tree = RP.alias('in_tree')
+    return (sa.select(sa.func.coalesce(tree.c.root_provider_id, tree.c.id))
+            .where(tree.c.uuid == provider_uuid).scalar_subquery())
+
+
+def _sharing_providers(conn):
+    """Ids of the providers with the sharing trait."""
+    return set(conn.scalars(
+        sa.select(_RP_TRAIT.c.resource_provider_id)
+        .join(_TRAIT, _TRAIT.c.id == _RP_TRAIT.c.trait_id)
+        .where(_TRAIT.c.name == SHARING_TRAIT)))
+
+
+def _anchors(conn, sharing_ids):
+    """``{sharing provider id: {root id}}``: its own root, and the roots
+    of the providers in one of its aggregates."""
+    anchors = {provider_id: set() for provider_id in sharing_ids}
+    if not sharing_ids:
+        return anchors
+    own = sa.select(RP.c.id, _ROOT_ID).where(RP.c.id.in_(sharing_ids))
+    shared = _RP_AGG.alias('shared')
+    other = _RP_AGG.alias('other')
+    via_aggregate = (
+        sa.select(shared.c.resource_provider_id, _ROOT_ID)
+        .select_from(shared)
+        .join(other, other.c.aggregate_id == shared.c.aggregate_id)
+        .join(RP, RP.c.id == other.c.resource_provider_id)
+        .where(shared.c.resource_provider_id.in_(sharing_ids))
+        .distinct())
+    for query in (own, via_aggregate):
+        for provider_id, root_id in conn.execute(query):
+            anchors[provider_id].add(root_id)
+    return anchors
+
+
+class _Trees:
+    """Trees loaded batch by batch, and the slots of each root."""
+
+    def __init__(self, conn, narrowing):
+        self.conn = conn
+        self.narrowing = narrowing
+        self.rules = _rules(narrowing.request)
+        self.by_root = collections.defaultdict(list)
+        sharing = narrowing.sharing.intersection(narrowing.anchors)
+        self.providers = {}
+        self.by_uuid = {}
+        self._remember(_load_providers(conn, RP.c.id.in_(sharing), sharing))
+        self.shared_with = collections.defaultdict(list)
+        for provider_id, roots in sorted(narrowing.anchors.items()):
+            for root in roots:
+                self.shared_with[root].append(provider_id)
+
+    def candidates_by_root(self, roots):
+        """``(root, generator of its candidates)`` for each root."""
+        for batch in _batches(roots, BATCH):
+            self._load(batch)
+            for root in batch:
+                yield root, candidate_tree.candidates(
+                    root, self._slots(root), self.rules, self.providers)
+
+    def _load(self, roots):
+        condition = (RP.c.root_provider_id.in_(roots)
+                     | RP.c.id.in_(roots))
+        loaded = _load_providers(self.conn, condition,
+                                 self.narrowing.sharing)
+        self._remember(loaded)
+        for provider in sorted(loaded.values(), key=lambda p: p.id):
+            self.by_root[provider.root_id].append(provider)
+
+    def _remember(self, providers):
+        self.providers.update(providers)
+        self.by_uuid.update((p.uuid, p) for p in providers.values())
+
+    def _slots(self, root):
+        """The slots of the request for the tree of ``root``: unsuffixed
+        first, each with its options in that tree or shared with it."""
+        tree = [provider.id for provider in self.by_root[root]]
+        shared = self.shared_with[root]
+        slots = []
+        for group, resources, providers in self.narrowing.slots:
+            reachable = tree + shared if group.resources else tree
+            options = tuple(dict.fromkeys(
+                p for p in reachable if p in providers))
+            slots.append(candidate_tree.Slot(group.suffix, resources,
+                                             options))
+        return slots
+
+    def summaries(self, chosen):
+        """Summaries of every provider of the trees of ``chosen`` and of
+        the sharing providers they use."""
+        involved = {}
+        for root, candidate in chosen:
+            for provider in self.by_root[root]:
+                involved[provider.uuid] = provider
+            for uuids in candidate.mappings.values():
+                for uuid in uuids:
+                    involved.setdefault(uuid, self.by_uuid[uuid])
+        return {uuid: _summary(provider)
+                for uuid, provider in involved.items()}
+
+
+def _batches(items, size):
+    """Consecutive lists of ``size`` items (the last one shorter)."""
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+def _rules(request):
+    unsuffixed = next((group for group in request.groups
+                       if not group.suffix and group.resources), None)
+    return candidate_tree.Rules(
+        isolate=request.group_policy == 'isolate',
+        unsuffixed_required=(unsuffixed.required_traits
+                             if unsuffixed else ()),
+        same_subtree=tuple(frozenset(suffixes)
+                           for suffixes in request.same_subtree),
+        nested=request.nested)
+
+
+def _summary(provider):
+    return candidate_request.ProviderSummary(
+        uuid=provider.uuid,
+        parent_provider_uuid=provider.parent_uuid,
+        root_provider_uuid=provider.root_uuid,
+        resources={name: (capacity, used) for name, (capacity, used, _)
+                   in provider.inventories.items()},
+        traits=tuple(sorted(provider.traits)))
+
+
+def _load_providers(conn, condition, sharing):
+    """``{id: candidate_tree.Provider}`` for the providers matching
+    ``condition`` (on ``RP``), in four queries."""
+    parent = RP.alias('parent')
+    root = RP.alias('root')
+    rows = conn.execute(
+        sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id, _ROOT_ID,
+                  parent.c.uuid, sa.func.coalesce(root.c.uuid, RP.c.uuid))
+        .select_from(
+            RP.outerjoin(parent, parent.c.id == RP.c.parent_provider_id)
+            .outerjoin(root, root.c.id == RP.c.root_provider_id))
+        .where(condition)).all()
+    if not rows:
+        return {}
+    inventories = _inventories(conn, condition)
+    traits = _traits(conn, condition)
+    return {
+        row[0]: candidate_tree.Provider(
+            id=row[0], uuid=row[1], parent_id=row[2], root_id=row[3],
+            parent_uuid=row[4], root_uuid=row[5],
+            inventories=inventories.get(row[0], {}),
+            traits=frozenset(traits.get(row[0], ())),
+            sharing=row[0] in sharing)
+        for row in rows}
+
+
+def _inventories(conn, condition):
+    """``{provider id: {class: (capacity, used, free)}}``."""
+    used = (sa.select(_ALLOC.c.resource_provider_id,
+                      _ALLOC.c.resource_class_id,
+                      sa.func.sum(_ALLOC.c.used).label('used'))
+            .join(RP, RP.c.id == _ALLOC.c.resource_provider_id)
+            .where(condition)
+            .group_by(_ALLOC.c.resource_provider_id,
+                      _ALLOC.c.resource_class_id)
+            .subquery())
+    rows = conn.execute(
+        sa.select(_INV.c.resource_provider_id, _RC.c.name, _INV.c.total,
+                  _INV.c.reserved, _INV.c.allocation_ratio,
+                  sa.func.coalesce(used.c.used, 0))
+        .join(RP, RP.c.id == _INV.c.resource_provider_id)
+        .join(_RC, _RC.c.id == _INV.c.resource_class_id)
+        .outerjoin(used, sa.and_(
+            used.c.resource_provider_id == _INV.c.resource_provider_id,
+            used.c.resource_class_id == _INV.c.resource_class_id))
+        .where(condition))
+    inventories = collections.defaultdict(dict)
+    for provider_id, name, total, reserved, ratio, used_now in rows:
+        limit = (total - reserved) * ratio
+        inventories[provider_id][name] = (
+            int(limit), int(used_now), limit - int(used_now))
+    return inventories
+
+
+def _traits(conn, condition):
+    """``{provider id: [trait name]}``."""
+    rows = conn.execute(
+        sa.select(_RP_TRAIT.c.resource_provider_id, _TRAIT.c.name)
+        .join(RP, RP.c.id == _RP_TRAIT.c.resource_provider_id)
+        .join(_TRAIT, _TRAIT.c.id == _RP_TRAIT.c.trait_id)
+        .where(condition))
+    traits = collections.defaultdict(list)
+    for provider_id, name in rows:
+        traits[provider_id].append(name)
+    return traits

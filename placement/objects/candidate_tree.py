@@ -1,0 +1,235 @@
+"""Assembly of the allocation candidates of one provider tree.
+
+SQL has already narrowed, per request group and resource class, the
+providers that can serve it on their own (capacity, min/max/step, the
+group's traits and aggregates). What is left is combinatorial and done
+here, in plain Python, lazily: :func:`candidates` is a generator that
+makes one choice per :class:`Slot` (depth first, pruning as soon as a
+partial choice breaks a rule), so asking for ten candidates of a wide
+tree costs about ten candidates of work, not every combination.
+
+The rules checked here are those that involve several providers at
+once: capacity summed over groups that take the same class from the
+same provider, ``group_policy=isolate``, the unsuffixed group's required
+traits (satisfied by the providers of that group together),
+``same_subtree``, one provider per tree before 1.29 (``nested=False``),
+and that a candidate uses the tree it is built for.
+"""
+
+import collections
+import dataclasses
+
+from placement.objects import candidate_request
+
+
+@dataclasses.dataclass(frozen=True)
+class Provider:
+    """What assembly and summaries need to know of one provider."""
+
+    id: int
+    uuid: str
+    parent_id: int | None
+    root_id: int
+    parent_uuid: str | None
+    root_uuid: str
+    #: ``{class name: (capacity, used, free)}``; ``free`` is the exact
+    #: ``(total - reserved) * allocation_ratio - used``.
+    inventories: dict
+    traits: frozenset
+    #: Has MISC_SHARES_VIA_AGGREGATE.
+    sharing: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class Slot:
+    """One choice: the provider of one class of the unsuffixed group, or
+    the provider of a whole suffixed group (resourceless or not)."""
+
+    suffix: str
+    #: ``{class name: amount}``; empty for a resourceless group.
+    resources: dict
+    #: Ids of the providers that may be chosen, in preference order.
+    options: tuple
+
+
+@dataclasses.dataclass(frozen=True)
+class Rules:
+    """The request-wide rules, as assembly needs them."""
+
+    isolate: bool = False
+    #: Sets of trait names the unsuffixed group's providers together have
+    #: one of each of.
+    unsuffixed_required: tuple = ()
+    #: Sets of suffixes (frozensets) whose providers share a subtree.
+    same_subtree: tuple = ()
+    nested: bool = True
+
+
+class _Choice:
+    """The partial choice being built; undone slot by slot on backtrack.
+
+    Counters rather than sets, because with ``group_policy=none`` one
+    provider may serve several slots.
+    """
+
+    def __init__(self, providers):
+        self.providers = providers
+        self.chosen = []                        # provider id per slot
+        self.amounts = collections.Counter()    # (provider id, class)
+        self.suffixed = collections.Counter()   # by suffixed slots
+        self.allocating = collections.Counter()  # non-sharing, allocating
+
+    def fits(self, slot, provider_id, rules):
+        provider = self.providers[provider_id]
+        if rules.isolate and slot.suffix and self.suffixed[provider_id]:
+            return False
+        if (not rules.nested and self._allocates(slot, provider)
+                and any(other != provider_id for other in self.allocating)):
+            return False
+        return all(
+            self.amounts[provider_id, name] + amount
+            <= provider.inventories[name][2]
+            for name, amount in slot.resources.items())
+
+    def push(self, slot, provider_id):
+        self._count(slot, provider_id, 1)
+        self.chosen.append(provider_id)
+
+    def pop(self, slot):
+        self._count(slot, self.chosen.pop(), -1)
+
+    @staticmethod
+    def _allocates(slot, provider):
+        return bool(slot.resources) and not provider.sharing
+
+    def _count(self, slot, provider_id, sign):
+        for name, amount in slot.resources.items():
+            self.amounts[provider_id, name] += sign * amount
+        if slot.suffix:
+            self.suffixed[provider_id] += sign
+        if self._allocates(slot, self.providers[provider_id]):
+            self.allocating[provider_id] += sign
+        # Counter keeps zero counts; drop them so that membership means
+        # "in use now".
+        self.suffixed += collections.Counter()
+        self.allocating += collections.Counter()
+
+
+def _is_ancestor_or_self(providers, ancestor_id, provider_id):
+    while provider_id is not None:
+        if provider_id == ancestor_id:
+            return True
+        provider_id = providers[provider_id].parent_id
+    return False
+
+
+def _same_subtree(providers, chosen):
+    """One of ``chosen`` is an ancestor-or-self of all of them."""
+    return any(all(_is_ancestor_or_self(providers, top, other)
+                   for other in chosen)
+               for top in chosen)
+
+
+class _Checks:
+    """The rules that hold once some slots are all chosen: after slot
+    ``i``, ``after[i]`` lists the checks that became decidable."""
+
+    def __init__(self, slots, rules, providers):
+        self.providers = providers
+        self.after = [[] for _ in slots]
+        unsuffixed = [i for i, slot in enumerate(slots) if not slot.suffix]
+        if unsuffixed and rules.unsuffixed_required:
+            self.after[unsuffixed[-1]].append(
+                self._traits_check(unsuffixed, rules.unsuffixed_required))
+        for suffixes in rules.same_subtree:
+            members = [i for i, slot in enumerate(slots)
+                       if slot.suffix in suffixes]
+            if members:
+                self.after[members[-1]].append(self._subtree_check(members))
+
+    def _traits_check(self, indexes, required):
+        def check(chosen):
+            traits = set().union(*(self.providers[chosen[i]].traits
+                                   for i in indexes))
+            return all(traits.intersection(names) for names in required)
+        return check
+
+    def _subtree_check(self, indexes):
+        def check(chosen):
+            return _same_subtree(self.providers,
+                                 {chosen[i] for i in indexes})
+        return check
+
+    def hold(self, index, chosen):
+        return all(check(chosen) for check in self.after[index])
+
+
+def _candidate(slots, chosen, providers):
+    allocations = {}
+    mappings = {}
+    for slot, provider_id in zip(slots, chosen, strict=True):
+        uuid = providers[provider_id].uuid
+        mapped = mappings.setdefault(slot.suffix, [])
+        if uuid not in mapped:
+            mapped.append(uuid)
+        if slot.resources:
+            amounts = allocations.setdefault(uuid, {})
+            for name, amount in slot.resources.items():
+                amounts[name] = amounts.get(name, 0) + amount
+    for uuids in mappings.values():
+        uuids.sort()
+    return candidate_request.Candidate(allocations=allocations,
+                                       mappings=mappings)
+
+
+def _key(candidate):
+    return frozenset((uuid, name, amount)
+                     for uuid, amounts in candidate.allocations.items()
+                     for name, amount in amounts.items())
+
+
+def candidates(root_id, slots, rules, providers):
+    """Yield the distinct candidates of the tree of ``root_id``.
+
+    ``slots`` are ordered with the unsuffixed group's first, so that its
+    trait rule prunes early; ``providers`` maps id to :class:`Provider`
+    for every option. A candidate must use a provider of the tree itself
+    (one using only sharing providers of other trees is produced for the
+    tree of those providers). Two ways of choosing that allocate the same
+    amounts on the same providers are one candidate (the first mapping
+    found is kept).
+    """
+    checks = _Checks(slots, rules, providers)
+    seen = set()
+    for chosen in _choices(slots, rules, providers, checks):
+        if not any(providers[p].root_id == root_id for p in chosen):
+            continue
+        candidate = _candidate(slots, chosen, providers)
+        key = _key(candidate)
+        if key not in seen:
+            seen.add(key)
+            yield candidate
+
+
+def _choices(slots, rules, providers, checks):
+    """Yield every valid choice (a list of provider ids, one per slot)."""
+    choice = _Choice(providers)
+    iterators = [iter(slots[0].options)] if slots else []
+    while iterators:
+        index = len(iterators) - 1
+        slot = slots[index]
+        if len(choice.chosen) > index:
+            choice.pop(slot)
+        provider_id = next(
+            (option for option in iterators[-1]
+             if choice.fits(slot, option, rules)), None)
+        if provider_id is None:
+            iterators.pop()
+            continue
+        choice.push(slot, provider_id)
+        if not checks.hold(index, choice.chosen):
+            continue
+        if index + 1 == len(slots):
+            yield list(choice.chosen)
+        else:
+            iterators.append(iter(slots[index + 1].options))

@@ -1,0 +1,504 @@
+"""The allocation candidates engine against a real database.
+
+Providers, inventories, traits, aggregates and allocations are written
+as rows; :func:`allocation_candidate.get_candidates` is called directly.
+The models are those of "Modeling with Provider Trees" and of the
+nested magic spec.
+"""
+
+import types
+import uuid
+
+import pytest
+import sqlalchemy as sa
+
+from placement import exception
+from placement.db import models
+from placement.objects import allocation_candidate
+from placement.objects import candidate_request
+
+pytestmark = pytest.mark.db
+
+RP = models.ResourceProvider.__table__
+RC = models.ResourceClass.__table__
+TRAIT = models.Trait.__table__
+INV = models.Inventory.__table__
+ALLOC = models.Allocation.__table__
+AGG = models.PlacementAggregate.__table__
+RP_AGG = models.ResourceProviderAggregate.__table__
+RP_TRAIT = models.ResourceProviderTrait.__table__
+
+SHARES = 'MISC_SHARES_VIA_AGGREGATE'
+Group = candidate_request.RequestGroup
+Request = candidate_request.CandidateRequest
+
+
+def conf(randomize=False, maximum=-1, strategy='depth-first'):
+    return types.SimpleNamespace(placement=types.SimpleNamespace(
+        randomize_allocation_candidates=randomize,
+        max_allocation_candidates=maximum,
+        allocation_candidates_generation_strategy=strategy))
+
+
+class World:
+    """Writes a model as rows; providers are named, uuids are kept."""
+
+    def __init__(self, db):
+        self.db = db
+        self.uuids = {}
+        self.names = {}
+        self.aggregates = {}
+
+    def _id(self, conn, table, **values):
+        found = conn.scalar(sa.select(table.c.id).where(
+            *(table.c[key] == value for key, value in values.items())))
+        if found is None:
+            found = conn.execute(sa.insert(table).values(
+                **values)).inserted_primary_key[0]
+        return found
+
+    def provider(self, name, parent=None, inventory=None, traits=(),
+                 aggregates=()):
+        rp_uuid = str(uuid.uuid4())
+        with self.db.writer() as conn:
+            parent_id = root_id = None
+            if parent is not None:
+                parent_id, root_id = conn.execute(
+                    sa.select(RP.c.id, RP.c.root_provider_id)
+                    .where(RP.c.uuid == self.uuids[parent])).one()
+            rp_id = conn.execute(sa.insert(RP).values(
+                uuid=rp_uuid, name=name, generation=0,
+                parent_provider_id=parent_id)).inserted_primary_key[0]
+            conn.execute(sa.update(RP).where(RP.c.id == rp_id).values(
+                root_provider_id=root_id or rp_id))
+            for class_name, total in (inventory or {}).items():
+                options = total if isinstance(total, dict) else {
+                    'total': total}
+                conn.execute(sa.insert(INV).values(
+                    resource_provider_id=rp_id,
+                    resource_class_id=self._id(conn, RC,
+                                               name=class_name),
+                    **{'reserved': 0, 'min_unit': 1, 'step_size': 1,
+                       'allocation_ratio': 1.0,
+                       'max_unit': options['total'], **options}))
+            for trait_name in traits:
+                conn.execute(sa.insert(RP_TRAIT).values(
+                    resource_provider_id=rp_id,
+                    trait_id=self._id(conn, TRAIT, name=trait_name)))
+            for aggregate in aggregates:
+                agg_uuid = self.aggregates.setdefault(
+                    aggregate, str(uuid.uuid4()))
+                conn.execute(sa.insert(RP_AGG).values(
+                    resource_provider_id=rp_id,
+                    aggregate_id=self._id(conn, AGG, uuid=agg_uuid)))
+        self.uuids[name] = rp_uuid
+        self.names[rp_uuid] = name
+
+    def allocate(self, name, class_name, used):
+        with self.db.writer() as conn:
+            conn.execute(sa.insert(ALLOC).values(
+                resource_provider_id=conn.scalar(sa.select(RP.c.id).where(
+                    RP.c.uuid == self.uuids[name])),
+                resource_class_id=conn.scalar(sa.select(RC.c.id).where(
+                    RC.c.name == class_name)),
+                consumer_id=str(uuid.uuid4()), used=used))
+
+    def search(self, *groups, config=None, **params):
+        with self.db.reader() as conn:
+            return allocation_candidate.get_candidates(
+                conn, Request(groups=groups, **params), config or conf())
+
+    def allocations(self, *groups, **params):
+        """The candidates as a sorted list of ``{name: {class: n}}``
+        rendered as sorted tuples, for exact comparison."""
+        found = self.search(*groups, **params)
+        return sorted(self.named(candidate) for candidate in found.candidates)
+
+    def named(self, candidate):
+        return tuple(sorted(
+            (self.names[rp_uuid], tuple(sorted(amounts.items())))
+            for rp_uuid, amounts in candidate.allocations.items()))
+
+
+def named(*providers):
+    """The expected form of one candidate: ``(name, {class: n})``..."""
+    return tuple(sorted((name, tuple(sorted(amounts.items())))
+                        for name, amounts in providers))
+
+
+@pytest.fixture
+def world(db):
+    return World(db)
+
+
+@pytest.fixture
+def sharing(world):
+    """First example of "Sharing Resource Providers"."""
+    world.provider('SS1', inventory={'DISK_GB': 1000},
+                   traits=[SHARES], aggregates=['aggA'])
+    world.provider('SS2', inventory={'DISK_GB': 1000}, traits=[SHARES])
+    host = {'VCPU': 8, 'MEMORY_MB': 1024, 'DISK_GB': 1000}
+    world.provider('CN1', inventory=host, aggregates=['aggA'])
+    world.provider('CN2', inventory=host)
+    return world
+
+
+COMPUTE = {'VCPU': 1, 'MEMORY_MB': 512, 'DISK_GB': 500}
+
+
+def test_flat_providers_and_a_sharing_provider(sharing):
+    assert sharing.allocations(Group(resources=COMPUTE)) == sorted([
+        named(('CN1', COMPUTE)),
+        named(('CN2', COMPUTE)),
+        named(('CN1', {'VCPU': 1, 'MEMORY_MB': 512}),
+              ('SS1', {'DISK_GB': 500})),
+    ])
+
+
+def test_sharing_provider_alone(sharing):
+    assert sharing.allocations(Group(resources={'DISK_GB': 900})) == sorted([
+        named((name, {'DISK_GB': 900}))
+        for name in ('CN1', 'CN2', 'SS1', 'SS2')])
+
+
+def test_summaries_of_flat_providers(sharing):
+    sharing.allocate('CN1', 'VCPU', 3)
+    found = sharing.search(Group(resources={'VCPU': 1}), limit=1)
+    (summary,) = found.summaries.values()
+    assert sharing.names[summary.uuid] == 'CN1'
+    assert summary.resources == {'VCPU': (8, 3), 'MEMORY_MB': (1024, 0),
+                                 'DISK_GB': (1000, 0)}
+    assert summary.root_provider_uuid == summary.uuid
+    assert summary.parent_provider_uuid is None
+
+
+def test_unknown_class_or_trait_is_bad_request(sharing):
+    with pytest.raises(exception.BadRequest):
+        sharing.search(Group(resources={'CUSTOM_NOPE': 1}))
+    with pytest.raises(exception.BadRequest):
+        sharing.search(Group(resources={'VCPU': 1},
+                             required_traits=({'CUSTOM_NOPE'},)))
+
+
+@pytest.fixture
+def numa(world):
+    """Second example of "Sharing Resource Providers"."""
+    world.provider('SS1', inventory={'DISK_GB': 1000},
+                   traits=[SHARES], aggregates=['aggA'])
+    world.provider('CN1', inventory={'MEMORY_MB': 1024, 'DISK_GB': 1000},
+                   aggregates=['aggA', 'aggB'])
+    world.provider('CN2', inventory={'MEMORY_MB': 1024, 'DISK_GB': 1000},
+                   aggregates=['aggA'])
+    world.provider('NUMA1_1', 'CN1', {'VCPU': 8})
+    world.provider('NUMA1_2', 'CN1', {'VCPU': 8})
+    world.provider('NUMA2_1', 'CN2', {'VCPU': 8}, aggregates=['aggB'])
+    world.provider('NUMA2_2', 'CN2', {'VCPU': 8})
+    return world
+
+
+def numa_candidates(*numas, shared=True, local=True):
+    found = []
+    for numa_name in numas:
+        host = 'CN' + numa_name[4]
+        if local:
+            found.append(named((numa_name, {'VCPU': 1}),
+                               (host, {'MEMORY_MB': 512, 'DISK_GB': 500})))
+        if shared:
+            found.append(named((numa_name, {'VCPU': 1}),
+                               (host, {'MEMORY_MB': 512}),
+                               ('SS1', {'DISK_GB': 500})))
+    return sorted(found)
+
+
+ALL_NUMA = ('NUMA1_1', 'NUMA1_2', 'NUMA2_1', 'NUMA2_2')
+
+
+def test_nested_trees_with_a_sharing_provider(numa):
+    assert numa.allocations(Group(resources=COMPUTE)) == numa_candidates(
+        *ALL_NUMA)
+
+
+def test_aggregate_on_a_root_spans_its_tree(numa):
+    aggregate = numa.aggregates['aggA']
+    assert numa.allocations(Group(
+        resources=COMPUTE, member_of=({aggregate},))) == numa_candidates(
+            *ALL_NUMA)
+
+
+def test_aggregate_on_a_child_does_not_span_its_tree(numa):
+    aggregate = numa.aggregates['aggB']
+    assert numa.allocations(Group(
+        resources=COMPUTE, member_of=({aggregate},))) == numa_candidates(
+            'NUMA1_1', 'NUMA1_2', shared=False)
+
+
+def test_forbidden_aggregate(numa):
+    aggregate = numa.aggregates['aggB']
+    assert numa.allocations(Group(
+        resources=COMPUTE, forbidden_aggregates=frozenset({aggregate}))
+    ) == numa_candidates('NUMA2_2')
+
+
+def test_in_tree_of_a_child_keeps_the_tree_without_sharing(numa):
+    for name in ('CN1', 'NUMA1_1'):
+        assert numa.allocations(Group(
+            resources={'VCPU': 1, 'DISK_GB': 50},
+            in_tree=numa.uuids[name])) == sorted(
+                named((numa_name, {'VCPU': 1}), ('CN1', {'DISK_GB': 50}))
+                for numa_name in ('NUMA1_1', 'NUMA1_2'))
+
+
+def test_in_tree_of_a_missing_provider_matches_nothing(numa):
+    assert numa.allocations(Group(resources={'VCPU': 1},
+                                  in_tree=str(uuid.uuid4()))) == []
+
+
+def test_suffixed_group_in_a_sharing_tree(numa):
+    assert numa.allocations(
+        Group(resources={'VCPU': 1}),
+        Group('1', {'DISK_GB': 10}, in_tree=numa.uuids['SS1']),
+        group_policy='none') == sorted(
+            named((numa_name, {'VCPU': 1}), ('SS1', {'DISK_GB': 10}))
+            for numa_name in ALL_NUMA)
+
+
+def test_before_nested_one_provider_per_tree(numa):
+    numa.provider('CN3', inventory=COMPUTE)
+    assert numa.allocations(Group(resources=COMPUTE), nested=False) == [
+        named(('CN3', COMPUTE))]
+
+
+def test_summaries_hold_the_whole_tree(numa):
+    found = numa.search(Group(resources={'VCPU': 1},
+                              in_tree=numa.uuids['CN1']), limit=1)
+    assert sorted(numa.names[uuid] for uuid in found.summaries) == [
+        'CN1', 'NUMA1_1', 'NUMA1_2']
+    child = found.summaries[numa.uuids['NUMA1_2']]
+    assert child.parent_provider_uuid == numa.uuids['CN1']
+    assert child.root_provider_uuid == numa.uuids['CN1']
+    assert child.resources == {'VCPU': (8, 0)}
+
+
+@pytest.fixture
+def nics(world):
+    """The environment of "Filtering by Traits"."""
+    world.provider('CN1', inventory={'VCPU': 8, 'MEMORY_MB': 1024,
+                                     'DISK_GB': 1000})
+    world.provider('NIC1_1', 'CN1', {'SRIOV_NET_VF': 8},
+                   traits=['HW_NIC_ACCEL_SSL'])
+    world.provider('NIC1_2', 'CN1', {'SRIOV_NET_VF': 8})
+    return world
+
+
+HOST = ('CN1', COMPUTE)
+
+
+@pytest.mark.parametrize('traits, nics_found', [
+    ({}, ['NIC1_1', 'NIC1_2']),
+    ({'required_traits': ({'HW_NIC_ACCEL_SSL'},)}, ['NIC1_1']),
+    ({'forbidden_traits': frozenset({'HW_NIC_ACCEL_SSL'})}, ['NIC1_2']),
+])
+def test_traits_of_the_unsuffixed_group(nics, traits, nics_found):
+    assert nics.allocations(Group(
+        resources={**COMPUTE, 'SRIOV_NET_VF': 2}, **traits)) == sorted(
+            named(HOST, (nic, {'SRIOV_NET_VF': 2})) for nic in nics_found)
+
+
+def test_required_trait_on_a_provider_that_gives_nothing(nics):
+    assert nics.allocations(Group(
+        resources=COMPUTE, required_traits=({'HW_NIC_ACCEL_SSL'},))) == []
+
+
+GRANULAR = (Group(resources=COMPUTE),
+            Group('1', {'SRIOV_NET_VF': 1},
+                  required_traits=({'HW_NIC_ACCEL_SSL'},)),
+            Group('2', {'SRIOV_NET_VF': 1}))
+
+
+def test_granular_isolate(nics):
+    found = nics.search(*GRANULAR, group_policy='isolate')
+    assert [nics.named(c) for c in found.candidates] == [
+        named(HOST, ('NIC1_1', {'SRIOV_NET_VF': 1}),
+              ('NIC1_2', {'SRIOV_NET_VF': 1}))]
+    assert found.candidates[0].mappings == {
+        '': [nics.uuids['CN1']], '1': [nics.uuids['NIC1_1']],
+        '2': [nics.uuids['NIC1_2']]}
+
+
+def test_granular_none_sums_one_provider(nics):
+    assert nics.allocations(*GRANULAR, group_policy='none') == sorted([
+        named(HOST, ('NIC1_1', {'SRIOV_NET_VF': 1}),
+              ('NIC1_2', {'SRIOV_NET_VF': 1})),
+        named(HOST, ('NIC1_1', {'SRIOV_NET_VF': 2}))])
+
+
+def test_summed_amounts_must_fit_the_capacity(nics):
+    nics.allocate('NIC1_1', 'SRIOV_NET_VF', 7)
+    nics.allocate('NIC1_2', 'SRIOV_NET_VF', 8)
+    assert nics.allocations(
+        Group('1', {'SRIOV_NET_VF': 1}), Group('2', {'SRIOV_NET_VF': 1}),
+        group_policy='none') == []
+
+
+@pytest.fixture
+def roots(world):
+    """The environment of "Filtering by Root Provider Traits"."""
+    world.provider('NON_NUMA_CN', inventory={
+        'VCPU': 8, 'MEMORY_MB': 1024, 'DISK_GB': 1000}, traits=[
+            'HW_CPU_X86_AVX2', 'STORAGE_DISK_SSD',
+            'COMPUTE_VOLUME_MULTI_ATTACH', 'CUSTOM_WINDOWS_LICENSE_POOL'])
+    world.provider('NUMA_CN', inventory={'DISK_GB': 1000}, traits=[
+        'STORAGE_DISK_SSD', 'COMPUTE_VOLUME_MULTI_ATTACH'])
+    world.provider('NUMA1', 'NUMA_CN', {'VCPU': 4, 'MEMORY_MB': 2048})
+    world.provider('NUMA2', 'NUMA_CN', {'VCPU': 4, 'MEMORY_MB': 2048},
+                   traits=['HW_CPU_X86_AVX2'])
+    return world
+
+
+CPU = {'VCPU': 1, 'MEMORY_MB': 512}
+
+
+def test_root_required(roots):
+    assert roots.allocations(
+        Group('1', CPU, required_traits=({'HW_CPU_X86_AVX2'},)),
+        Group('2', {'DISK_GB': 100}), group_policy='none',
+        root_required=({'COMPUTE_VOLUME_MULTI_ATTACH'},)) == sorted([
+            named(('NON_NUMA_CN', {**CPU, 'DISK_GB': 100})),
+            named(('NUMA_CN', {'DISK_GB': 100}), ('NUMA2', CPU))])
+
+
+def test_root_forbidden(roots):
+    assert roots.allocations(
+        Group('1', CPU), Group('2', {'DISK_GB': 100}), group_policy='none',
+        root_forbidden=frozenset({'CUSTOM_WINDOWS_LICENSE_POOL'})
+    ) == sorted([named(('NUMA_CN', {'DISK_GB': 100}), (numa_name, CPU))
+                 for numa_name in ('NUMA1', 'NUMA2')])
+
+
+@pytest.fixture
+def fpgas(world):
+    """The model of "Filtering by Same Subtree"."""
+    world.provider('CN', inventory={'DISK_GB': 100})
+    for numa_index, fpgas in ((0, 1), (1, 2)):
+        numa_name = f'NUMA{numa_index}'
+        world.provider(numa_name, 'CN', {'VCPU': 4, 'MEMORY_MB': 2048},
+                       traits=['HW_NUMA_ROOT'])
+        for fpga in range(fpgas):
+            world.provider(f'FPGA{numa_index}_{fpga}', numa_name,
+                           {'FPGA': 1}, traits=[f'CUSTOM_TYPE{fpga + 1}'])
+    return world
+
+
+def test_same_subtree(fpgas):
+    assert fpgas.allocations(
+        Group('_COMPUTE', {'VCPU': 1, 'MEMORY_MB': 256}),
+        Group('_ACCEL', {'FPGA': 1}), group_policy='none',
+        same_subtree=(('_COMPUTE', '_ACCEL'),)) == sorted(
+            named((numa_name, {'VCPU': 1, 'MEMORY_MB': 256}),
+                  (fpga, {'FPGA': 1}))
+            for numa_name, fpga in (('NUMA0', 'FPGA0_0'),
+                                    ('NUMA1', 'FPGA1_0'),
+                                    ('NUMA1', 'FPGA1_1')))
+
+
+def test_same_subtree_with_a_resourceless_group(fpgas):
+    found = fpgas.search(
+        Group('_NUMA', required_traits=({'HW_NUMA_ROOT'},)),
+        Group('_ACCEL1', {'FPGA': 1}, required_traits=({'CUSTOM_TYPE1'},)),
+        Group('_ACCEL2', {'FPGA': 1}, required_traits=({'CUSTOM_TYPE2'},)),
+        group_policy='none', same_subtree=(('_NUMA', '_ACCEL1', '_ACCEL2'),))
+    (candidate,) = found.candidates
+    assert fpgas.named(candidate) == named(
+        ('FPGA1_0', {'FPGA': 1}), ('FPGA1_1', {'FPGA': 1}))
+    assert candidate.mappings['_NUMA'] == [fpgas.uuids['NUMA1']]
+
+
+@pytest.fixture
+def nic_tree(world):
+    """One NIC with two PFs: "group_policy + same_subtree"."""
+    world.provider('CN', inventory={'VCPU': 4})
+    world.provider('NIC1', 'CN', traits=['HW_NIC_ROOT'])
+    world.provider('PF1_1', 'NIC1', {'SRIOV_NET_VF': 4})
+    world.provider('PF1_2', 'NIC1', {'SRIOV_NET_VF': 4})
+    return world
+
+
+VIFS = (Group('_VIF1', {'SRIOV_NET_VF': 1}),
+        Group('_VIF2', {'SRIOV_NET_VF': 1}),
+        Group('_NIC_AFFINITY', required_traits=({'HW_NIC_ROOT'},)))
+VIF_SUBTREE = (('_VIF1', '_VIF2', '_NIC_AFFINITY'),)
+
+
+def test_same_subtree_isolated(nic_tree):
+    assert nic_tree.allocations(
+        *VIFS, group_policy='isolate', same_subtree=VIF_SUBTREE) == [
+            named(('PF1_1', {'SRIOV_NET_VF': 1}),
+                  ('PF1_2', {'SRIOV_NET_VF': 1}))]
+
+
+def test_same_subtree_not_isolated(nic_tree):
+    assert nic_tree.allocations(
+        *VIFS, group_policy='none', same_subtree=VIF_SUBTREE) == sorted([
+            named(('PF1_1', {'SRIOV_NET_VF': 1}),
+                  ('PF1_2', {'SRIOV_NET_VF': 1})),
+            named(('PF1_1', {'SRIOV_NET_VF': 2})),
+            named(('PF1_2', {'SRIOV_NET_VF': 2}))])
+
+
+@pytest.fixture
+def hosts(world):
+    for index in range(4):
+        world.provider(f'CN{index}', inventory={'VCPU': 4})
+        for child in range(3):
+            world.provider(f'CN{index}_{child}', f'CN{index}',
+                           {'SRIOV_NET_VF': 2})
+    return world
+
+
+def roots_of(world, found):
+    return [world.names[next(iter(candidate.mappings['']))][:3]
+            for candidate in found.candidates]
+
+
+GRANULAR_VFS = (Group(resources={'VCPU': 1}),
+                Group('1', {'SRIOV_NET_VF': 1}))
+
+
+def test_depth_first_exhausts_a_tree_first(hosts):
+    found = hosts.search(*GRANULAR_VFS, group_policy='none', limit=4)
+    assert roots_of(hosts, found) == ['CN0', 'CN0', 'CN0', 'CN1']
+    assert sorted(hosts.names[u] for u in found.summaries) == sorted(
+        ['CN0', 'CN0_0', 'CN0_1', 'CN0_2', 'CN1', 'CN1_0', 'CN1_1',
+         'CN1_2'])
+
+
+def test_breadth_first_takes_one_per_tree_in_turn(hosts):
+    found = hosts.search(*GRANULAR_VFS, group_policy='none', limit=6,
+                         config=conf(strategy='breadth-first'))
+    assert roots_of(hosts, found) == ['CN0', 'CN1', 'CN2', 'CN3', 'CN0',
+                                      'CN1']
+
+
+@pytest.mark.parametrize('limit, maximum, count', [
+    (None, -1, 12), (5, -1, 5), (None, 7, 7), (5, 3, 3), (3, 5, 3)])
+def test_limit_and_max_allocation_candidates(hosts, limit, maximum, count):
+    found = hosts.search(*GRANULAR_VFS, group_policy='none', limit=limit,
+                         config=conf(maximum=maximum))
+    assert len(found.candidates) == count
+
+
+def test_randomized_candidates_are_candidates(hosts):
+    everything = hosts.allocations(*GRANULAR_VFS, group_policy='none')
+    found = hosts.search(*GRANULAR_VFS, group_policy='none', limit=5,
+                         config=conf(randomize=True))
+    assert {hosts.named(c) for c in found.candidates} <= set(everything)
+    assert len(found.candidates) == 5
+
+
+def test_wide_symmetric_tree_with_a_limit(world):
+    world.provider('CN', inventory={'VCPU': 4})
+    for child in range(32):
+        world.provider(f'VF{child}', 'CN', {'SRIOV_NET_VF': 4})
+    groups = [Group(str(index), {'SRIOV_NET_VF': 1}) for index in range(3)]
+    found = world.search(*groups, group_policy='isolate', limit=10)
+    assert len({world.named(c) for c in found.candidates}) == 10
