@@ -17,6 +17,9 @@ from placement import microversion
 _CODE_MIN_VERSION = (1, 23)
 # Where the code of the error being rendered is kept.
 ERROR_CODE_ENVIRON = 'placement.error_code'
+# Request headers that webob's error explanations quote (415: "media type
+# ${CONTENT_TYPE}", 406: "content of type ${HTTP_ACCEPT}").
+_QUOTED_HEADERS = ('CONTENT_TYPE', 'HTTP_ACCEPT')
 
 
 def _error_document(body, status, title, environ):
@@ -42,6 +45,18 @@ def _client_refuses_json(req):
     return not req.accept.acceptable_offers(['application/json'])
 
 
+def _quotable_environ(environ):
+    """``environ`` with the quoted headers that are absent set to "None".
+
+    webob leaves a ``${...}`` placeholder in the detail for a header the
+    request did not send.
+    """
+    quotable = dict(environ)
+    for name in _QUOTED_HEADERS:
+        quotable[name] = environ.get(name) or 'None'
+    return quotable
+
+
 def error_response(req, exc):
     """Render an HTTP exception, as JSON unless the client refuses JSON."""
     # The code travels in ``comment``, which webob would also print into
@@ -49,12 +64,13 @@ def error_response(req, exc):
     req.environ[ERROR_CODE_ENVIRON] = exc.comment
     exc.comment = None
     exc.json_formatter = _error_document
+    environ = _quotable_environ(req.environ)
     if _client_refuses_json(req):
-        return req.get_response(exc)
+        return webob.Request(environ).get_response(exc)
     headers = [(name, value) for name, value in exc.headerlist
                if name.lower() not in ('content-type', 'content-length')]
     response = webob.Response(
-        body=exc.json_body(req.environ).encode('utf-8'),
+        body=exc.json_body(environ).encode('utf-8'),
         status=exc.status, headerlist=headers)
     response.content_type = 'application/json'
     return response
