@@ -134,10 +134,11 @@ def write(conn, uuid, consumer, owner):
     """
     values = _owner_ids(conn, owner)
     if consumer is None:
+        # Generation 1, as upstream: created (0), then written (+1).
         try:
             with conn.begin_nested():
                 conn.execute(sa.insert(CONSUMER).values(
-                    uuid=uuid, generation=0, **values))
+                    uuid=uuid, generation=1, **values))
         except sa.exc.IntegrityError as exc:
             raise _conflict(uuid) from exc
         return
