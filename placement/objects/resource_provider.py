@@ -1,8 +1,8 @@
 """Resource providers: lookup, create, update, delete, generation CAS.
 
-Every write that changes a provider (inventory, traits, aggregates)
-calls :func:`increment_generation` in the same transaction as the change,
-so a stale generation changes nothing.
+Every write that changes a provider (inventory, traits, aggregates,
+parent) calls :func:`increment_generation` in the same transaction as the
+change, so a stale generation changes nothing.
 
 Changes to the shape of a tree (a provider created under a parent,
 re-parented or deleted) lock the root rows of the trees they touch, in id
@@ -296,6 +296,8 @@ def _move(conn, uuid, parent_uuid, allow_reparenting):
             'creating loop in the provider tree is not allowed.')
     else:
         new_root = _root_id(parent)
+    # The row is locked: its generation as read is current.
+    increment_generation(conn, provider.id, provider.generation)
     conn.execute(sa.update(RP).where(RP.c.id == provider.id)
                  .values(parent_provider_id=new_parent_id))
     if new_root != _root_id(provider):
