@@ -1,12 +1,21 @@
-"""Usages: sums of allocations."""
+"""Usages: sums of allocations, of a provider or of a project's consumers."""
 
 import sqlalchemy as sa
 
 from placement.db import models
+from placement.objects import consumer
 
 INV = models.Inventory.__table__
 ALLOC = models.Allocation.__table__
 RC = models.ResourceClass.__table__
+CONSUMER = consumer.CONSUMER
+CONSUMER_TYPE = consumer.CONSUMER_TYPE
+PROJECT = consumer.PROJECT
+USER = consumer.USER
+
+#: The consumer_type filter of GET /usages that groups everything.
+ALL_TYPES = 'all'
+UNKNOWN_TYPE = consumer.UNKNOWN_TYPE
 
 
 def of_provider(conn, provider_id):
@@ -26,15 +35,6 @@ def of_provider(conn, provider_id):
         .where(INV.c.resource_provider_id == provider_id)
         .group_by(RC.c.name))
     return {name: int(amount) for name, amount in rows}
-
-
-CONSUMER = models.Consumer.__table__
-CONSUMER_TYPE = models.ConsumerType.__table__
-PROJECT = models.Project.__table__
-USER = models.User.__table__
-
-ALL_TYPES = 'all'
-UNKNOWN_TYPE = 'unknown'
 
 
 def _consumer_allocations(project_id, user_id, consumer_type):

@@ -156,3 +156,109 @@ def test_aggregate_commands(osc):
         '--aggregate', agg2, version='1.1')
     listed = osc('resource', 'provider', 'aggregate', 'list', rp['uuid'])
     assert [a['uuid'] for a in listed] == [agg2]
+
+
+def _compute_provider(osc, name):
+    """A provider with VCPU and MEMORY_MB inventory (generation 1)."""
+    rp_uuid = osc('resource', 'provider', 'create', name)['uuid']
+    osc('resource', 'provider', 'inventory', 'set', rp_uuid,
+        '--resource', 'VCPU=8', '--resource', 'MEMORY_MB=4096')
+    return rp_uuid
+
+
+def _by_provider(rows):
+    return {row['resource_provider']: row for row in rows}
+
+
+def test_allocation_commands(osc):
+    rp1 = _compute_provider(osc, 'osc-alloc1')
+    rp2 = _compute_provider(osc, 'osc-alloc2')
+    consumer, project, user = (str(uuid.uuid4()) for _ in range(3))
+    owner = {'project_id': project, 'user_id': user,
+             'consumer_type': 'INSTANCE'}
+
+    allocations = osc('resource', 'provider', 'allocation', 'set', consumer,
+                      '--allocation', f'rp={rp1},VCPU=2,MEMORY_MB=512',
+                      '--allocation', f'rp={rp2},VCPU=1',
+                      '--project-id', project, '--user-id', user,
+                      '--consumer-type', 'INSTANCE')
+    assert _by_provider(allocations) == {
+        rp1: {'resource_provider': rp1, 'generation': 2,
+              'resources': {'VCPU': 2, 'MEMORY_MB': 512}, **owner},
+        rp2: {'resource_provider': rp2, 'generation': 2,
+              'resources': {'VCPU': 1}, **owner}}
+    shown = osc('resource', 'provider', 'allocation', 'show', consumer)
+    assert _by_provider(shown) == _by_provider(allocations)
+    usages = osc('resource', 'provider', 'usage', 'show', rp1)
+    assert {u['resource_class']: u['usage'] for u in usages} == {
+        'VCPU': 2, 'MEMORY_MB': 512}
+
+    left = osc('resource', 'provider', 'allocation', 'unset', consumer,
+               '--resource-class', 'MEMORY_MB')
+    assert {rp: row['resources'] for rp, row in
+            _by_provider(left).items()} == {rp1: {'VCPU': 2},
+                                            rp2: {'VCPU': 1}}
+    left = osc('resource', 'provider', 'allocation', 'unset', consumer,
+               '--provider', rp1)
+    assert [row['resource_provider'] for row in left] == [rp2]
+    assert left[0]['consumer_type'] == 'INSTANCE'
+
+    osc('resource', 'provider', 'allocation', 'delete', consumer, fmt=False)
+    assert osc('resource', 'provider', 'allocation', 'show',
+               consumer) == []
+    usages = osc('resource', 'provider', 'usage', 'show', rp2)
+    assert {u['resource_class']: u['usage'] for u in usages} == {
+        'VCPU': 0, 'MEMORY_MB': 0}
+
+
+def test_allocation_commands_before_consumer_types(osc):
+    """At 1.12 no consumer type (shown as ``unknown`` from 1.38); unset of
+    everything before 1.28 deletes."""
+    rp_uuid = _compute_provider(osc, 'osc-alloc-1.12')
+    consumer, project, user = (str(uuid.uuid4()) for _ in range(3))
+    allocations = osc('resource', 'provider', 'allocation', 'set', consumer,
+                      '--allocation', f'rp={rp_uuid},VCPU=1',
+                      '--project-id', project, '--user-id', user,
+                      version='1.12')
+    assert allocations == [{
+        'resource_provider': rp_uuid, 'generation': 2,
+        'resources': {'VCPU': 1}, 'project_id': project, 'user_id': user}]
+    shown = osc('resource', 'provider', 'allocation', 'show', consumer)
+    assert shown[0]['consumer_type'] == 'unknown'
+    assert osc('resource', 'provider', 'allocation', 'unset', consumer,
+               version='1.12') == []
+    assert osc('resource', 'provider', 'allocation', 'show',
+               consumer) == []
+
+
+def test_resource_usage_commands(osc):
+    rp_uuid = _compute_provider(osc, 'osc-usage')
+    project, user, other_user = (str(uuid.uuid4()) for _ in range(3))
+
+    def claim(user_id, resources, *type_args, version='1.39'):
+        osc('resource', 'provider', 'allocation', 'set', str(uuid.uuid4()),
+            '--allocation', f'rp={rp_uuid},{resources}',
+            '--project-id', project, '--user-id', user_id, *type_args,
+            version=version)
+
+    claim(user, 'VCPU=2,MEMORY_MB=512', '--consumer-type', 'INSTANCE')
+    claim(user, 'VCPU=1', '--consumer-type', 'INSTANCE')
+    claim(other_user, 'VCPU=4', '--consumer-type', 'MIGRATION')
+    claim(user, 'MEMORY_MB=128', version='1.37')
+
+    def usage(*args, version):
+        rows = osc('resource', 'usage', 'show', project, *args,
+                   version=version)
+        return {row['resource_class']: row['usage'] for row in rows}
+
+    for version in ('1.9', '1.37'):
+        assert usage(version=version) == {'VCPU': 7, 'MEMORY_MB': 640}
+        assert usage('--user-id', user, version=version) == {
+            'VCPU': 3, 'MEMORY_MB': 640}
+    # From 1.38 the client shows each consumer type as a "class".
+    assert usage(version='1.39') == {
+        'INSTANCE': {'consumer_count': 2, 'VCPU': 3, 'MEMORY_MB': 512},
+        'MIGRATION': {'consumer_count': 1, 'VCPU': 4},
+        'unknown': {'consumer_count': 1, 'MEMORY_MB': 128}}
+    assert usage('--user-id', other_user, version='1.39') == {
+        'MIGRATION': {'consumer_count': 1, 'VCPU': 4}}
