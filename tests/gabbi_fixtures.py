@@ -14,6 +14,7 @@ import tempfile
 
 from gabbi import fixture
 from oslo_middleware import cors
+from oslo_middleware import http_proxy_to_wsgi
 
 from placement import deploy
 from placement import policy
@@ -101,3 +102,14 @@ class CORSFixture(APIFixture):
         conf.register_opts(cors.CORS_OPTS, group='cors')
         conf.set_override('allowed_origin', [self.ALLOWED_ORIGIN],
                           group='cors')
+
+
+class ProxyHeadersFixture(APIFixture):
+    """``[oslo_middleware] enable_proxy_headers_parsing`` on."""
+
+    def configure(self, conf):
+        # oslo.middleware registers the option only when the middleware
+        # starts.
+        conf.register_opts(http_proxy_to_wsgi.OPTS, group='oslo_middleware')
+        conf.set_override('enable_proxy_headers_parsing', True,
+                          group='oslo_middleware')
