@@ -4,10 +4,12 @@ import logging
 
 import pytest
 import webob
+from oslo_log import formatters
 
 from placement import handler
 from placement import util
 from placement import wsgi_wrapper
+from placement.conf import loading
 from tests.unit import stack
 
 
@@ -61,3 +63,34 @@ def test_server_error_is_logged(app, caplog):
     assert response.status_code == 500
     assert lines == [
         '192.0.2.1 "GET /broken" status: 500 len: - microversion: 1.0']
+
+
+_GLOBAL_ID = 'req-4a3b59c1-d6c6-4b36-8a8a-3d8e2f4b7b2a'
+
+
+def _formatted_request_line(app, caplog, **headers):
+    """The request's log line as oslo.log's context formatter writes it."""
+    conf = loading.new_conf()
+    conf([], project='placement', default_config_files=[])
+    formatter = formatters.ContextFormatter(config=conf,
+                                            project='placement')
+    _request_lines(app, caplog, '/ok', **headers)
+    [record] = [record for record in caplog.records
+                if record.name == 'placement.requestlog'
+                and record.levelno == logging.INFO]
+    return formatter.format(record)
+
+
+def test_valid_global_request_id_is_logged(app, caplog):
+    line = _formatted_request_line(
+        app, caplog, **{'X-Openstack-Request-Id': _GLOBAL_ID})
+    assert f'[{_GLOBAL_ID} req-' in line
+
+
+@pytest.mark.parametrize('global_id', [
+    'req-bogus', _GLOBAL_ID.upper(), 'x' + _GLOBAL_ID])
+def test_invalid_global_request_id_is_not_logged(app, caplog, global_id):
+    line = _formatted_request_line(
+        app, caplog, **{'X-Openstack-Request-Id': global_id})
+    assert global_id not in line
+    assert '[None req-' in line
