@@ -1,8 +1,9 @@
 """GET /usages over rows inserted directly.
 
 The gabbits (gabbits/usages.yaml) make their allocations through the API;
-here the rows are written directly to reach states the API does not make
-(many consumers at once) and to count the SQL statements of a request.
+here the rows are written directly: many consumers at once, allocations
+older than consumer records, and a count of the SQL statements of a
+request.
 """
 
 import json
@@ -15,6 +16,7 @@ import webob
 from placement import deploy
 from placement import policy
 from placement.db import models
+from placement.objects import consumer
 from placement.objects import data_migrations
 from tests import database
 from tests.functional import legacy_data
@@ -22,12 +24,7 @@ from tests.functional import legacy_data
 pytestmark = pytest.mark.db
 
 ALLOC = models.Allocation.__table__
-CONSUMER = models.Consumer.__table__
-CONSUMER_TYPE = models.ConsumerType.__table__
-PROJECT = models.Project.__table__
 RC = models.ResourceClass.__table__
-RP = models.ResourceProvider.__table__
-USER = models.User.__table__
 
 
 class Usages:
@@ -47,34 +44,14 @@ class Usages:
 
     def _insert_provider(self):
         with self.db.writer() as conn:
-            rp_uuid = str(uuid.uuid4())
-            rp_id = conn.execute(sa.insert(RP).values(
-                uuid=rp_uuid, name=rp_uuid, generation=0)
-            ).inserted_primary_key[0]
-            conn.execute(sa.update(RP).where(RP.c.id == rp_id).values(
-                root_provider_id=rp_id))
-        return rp_id
-
-    @staticmethod
-    def _id_of(conn, table, column, value):
-        """The id of the row whose ``column`` is ``value``; made if new."""
-        row_id = conn.scalar(sa.select(table.c.id).where(column == value))
-        if row_id is None:
-            row_id = conn.execute(sa.insert(table).values(
-                {column.name: value})).inserted_primary_key[0]
-        return row_id
+            return legacy_data.add_provider(conn, 'usages', with_root=True)
 
     def consume(self, project, user, consumer_type, resources):
         """A new consumer of ``consumer_type`` (None: no type)."""
         consumer_uuid = str(uuid.uuid4())
         with self.db.writer() as conn:
-            type_id = consumer_type and self._id_of(
-                conn, CONSUMER_TYPE, CONSUMER_TYPE.c.name, consumer_type)
-            conn.execute(sa.insert(CONSUMER).values(
-                uuid=consumer_uuid, generation=0, consumer_type_id=type_id,
-                project_id=self._id_of(
-                    conn, PROJECT, PROJECT.c.external_id, project),
-                user_id=self._id_of(conn, USER, USER.c.external_id, user)))
+            consumer.write(conn, consumer_uuid, None,
+                           consumer.Owner(project, user, consumer_type))
             self.allocate(conn, consumer_uuid, resources)
 
     def allocate(self, conn, consumer_uuid, resources):
