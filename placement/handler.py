@@ -15,6 +15,7 @@ from placement import microversion
 from placement import wsgi_wrapper
 from placement.handlers import aggregate
 from placement.handlers import allocation
+from placement.handlers import allocation_candidate
 from placement.handlers import inventory
 from placement.handlers import provider_trait
 from placement.handlers import resource_class
@@ -77,6 +78,9 @@ ROUTE_DECLARATIONS = {
     },
     '/usages': {
         'GET': Route(usage.list_usages, '1.9'),
+    },
+    '/allocation_candidates': {
+        'GET': Route(allocation_candidate.list_allocation_candidates, '1.10'),
     },
     '/resource_classes': {
         'GET': Route(resource_class.list_resource_classes, '1.2'),

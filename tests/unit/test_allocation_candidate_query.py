@@ -1,0 +1,437 @@
+"""GET /allocation_candidates: query string parsing and response rendering.
+
+The parser is driven with bare webob requests carrying a microversion;
+each rule is checked just before and at the microversion that brings it.
+The renderer gets hand-made :class:`Candidates`.
+"""
+
+import pytest
+import webob
+import webob.exc
+
+from placement import errors
+from placement import microversion
+from placement.handlers import allocation_candidate as handler
+from placement.objects import candidate_request as cr
+
+UUID1 = 'ffffffff-0000-4000-8000-000000000001'
+UUID2 = 'ffffffff-0000-4000-8000-000000000002'
+AGG1 = 'ffffffff-aaaa-4000-8000-000000000001'
+AGG2 = 'ffffffff-aaaa-4000-8000-000000000002'
+
+
+def _req(query, version):
+    req = webob.Request.blank(f'/allocation_candidates?{query}')
+    req.environ[microversion.MICROVERSION_ENVIRON] = (
+        microversion.parse(version))
+    return req
+
+
+def parse(query, version='1.39'):
+    return handler.parse_request(_req(query, version))
+
+
+def error_code(query, version='1.39'):
+    """The code of the 400 that parsing ``query`` raises."""
+    with pytest.raises(webob.exc.HTTPBadRequest) as info:
+        parse(query, version)
+    return info.value.comment or errors.DEFAULT
+
+
+def group(request, suffix=''):
+    (found,) = [g for g in request.groups if g.suffix == suffix]
+    return found
+
+
+# resources (1.10) and the request without any resources.
+
+def test_resources():
+    request = parse('resources=VCPU:1,MEMORY_MB:512', '1.10')
+    assert request == cr.CandidateRequest(
+        groups=(cr.RequestGroup(resources={'VCPU': 1, 'MEMORY_MB': 512}),),
+        nested=False)
+
+
+@pytest.mark.parametrize('query', [
+    'resources=', 'resources=VCPU', 'resources=VCPU:0', 'resources=VCPU:x',
+    'resources=VCPU:1,VCPU:2', 'resources=VCPU:1,'])
+def test_bad_resources(query):
+    assert error_code(query) == errors.DEFAULT
+
+
+def test_resources_given_twice():
+    assert error_code('resources=VCPU:1&resources=VCPU:2') == (
+        errors.ILLEGAL_DUPLICATE_QUERYPARAM)
+
+
+@pytest.mark.parametrize('version, code', [
+    ('1.10', errors.DEFAULT),
+    ('1.35', errors.DEFAULT),
+    ('1.36', errors.QUERYPARAM_MISSING_VALUE),
+])
+def test_no_resources(version, code):
+    assert error_code('limit=1', version) == code
+
+
+@pytest.mark.parametrize('name, values', [
+    ('limit', ['0', '-1', 'x', '01', '1.5', '', ' 1']),
+    ('required', ['', 'A,,B', '!', 'in:', 'in:A,!B']),
+    ('member_of', ['', 'nope', 'in:', f'in:{AGG1},', f'in:{AGG1},!{AGG2}']),
+    ('in_tree', ['', 'nope']),
+    ('group_policy', ['', 'None', 'all']),
+    ('root_required', ['', 'A,', '!']),
+])
+def test_bad_values(name, values):
+    for value in values:
+        assert error_code(f'resources=VCPU:1&{name}={value}') == (
+            errors.DEFAULT), value
+
+
+def test_unknown_parameter():
+    assert error_code('resources=VCPU:1&foo=bar') == errors.DEFAULT
+
+
+def test_nested_from_1_29():
+    assert not parse('resources=VCPU:1', '1.28').nested
+    assert parse('resources=VCPU:1', '1.29').nested
+
+
+# limit (1.16).
+
+def test_limit():
+    assert error_code('resources=VCPU:1&limit=5', '1.15') == errors.DEFAULT
+    assert parse('resources=VCPU:1&limit=5', '1.16').limit == 5
+    assert parse('resources=VCPU:1', '1.16').limit is None
+
+
+def test_limit_given_twice():
+    assert error_code('resources=VCPU:1&limit=1&limit=2') == (
+        errors.ILLEGAL_DUPLICATE_QUERYPARAM)
+
+
+# required (1.17; forbidden 1.22; repeated and in: 1.39).
+
+def test_required():
+    query = 'resources=VCPU:1&required=HW_CPU_X86_AVX,!HW_CPU_X86_SSE'
+    assert error_code(query, '1.16') == errors.DEFAULT
+    before = group(parse(query, '1.21'))
+    assert set(before.required_traits) == {
+        frozenset({'HW_CPU_X86_AVX'}), frozenset({'!HW_CPU_X86_SSE'})}
+    assert before.forbidden_traits == frozenset()
+    after = group(parse(query, '1.22'))
+    assert after.required_traits == (frozenset({'HW_CPU_X86_AVX'}),)
+    assert after.forbidden_traits == {'HW_CPU_X86_SSE'}
+
+
+def test_required_repeated_and_any_of():
+    query = 'resources=VCPU:1&required=in:A,B&required=C,!D'
+    assert error_code(query, '1.38') == errors.ILLEGAL_DUPLICATE_QUERYPARAM
+    found = group(parse(query, '1.39'))
+    assert set(found.required_traits) == {
+        frozenset({'A', 'B'}), frozenset({'C'})}
+    assert found.forbidden_traits == {'D'}
+
+
+# member_of (1.21; repeated 1.24; forbidden 1.32).
+
+def test_member_of():
+    query = f'resources=VCPU:1&member_of=in:{AGG1},{AGG2}'
+    assert error_code(query, '1.20') == errors.DEFAULT
+    assert group(parse(query, '1.21')).member_of == (
+        frozenset({AGG1, AGG2}),)
+
+
+def test_member_of_repeated():
+    query = f'resources=VCPU:1&member_of={AGG1}&member_of={AGG2}'
+    assert error_code(query, '1.23') == errors.ILLEGAL_DUPLICATE_QUERYPARAM
+    assert set(group(parse(query, '1.24')).member_of) == {
+        frozenset({AGG1}), frozenset({AGG2})}
+
+
+def test_forbidden_member_of():
+    query = f'resources=VCPU:1&member_of=!{AGG1}'
+    assert error_code(query, '1.31') == errors.DEFAULT
+    found = group(parse(query, '1.32'))
+    assert found.member_of == ()
+    assert found.forbidden_aggregates == {AGG1}
+
+
+# in_tree (1.31).
+
+def test_in_tree():
+    query = f'resources=VCPU:1&in_tree={UUID1.upper()}'
+    assert error_code(query, '1.30') == errors.DEFAULT
+    assert group(parse(query, '1.31')).in_tree == UUID1
+
+
+# Granular groups (1.25; string suffixes 1.33; in_treeN 1.31).
+
+def test_granular_groups():
+    query = ('resources=VCPU:1&resources2=SRIOV_NET_VF:1&required2=A'
+             f'&member_of2={AGG1}&resources1=DISK_GB:5&group_policy=none')
+    assert error_code(query, '1.24') == errors.DEFAULT
+    request = parse(query, '1.25')
+    assert [g.suffix for g in request.groups] == ['', '1', '2']
+    assert request.groups[2] == cr.RequestGroup(
+        suffix='2', resources={'SRIOV_NET_VF': 1},
+        required_traits=(frozenset({'A'}),),
+        member_of=(frozenset({AGG1}),))
+    assert request.group_policy == 'none'
+
+
+def test_only_granular_groups():
+    request = parse('resources1=VCPU:1', '1.25')
+    assert [g.suffix for g in request.groups] == ['1']
+
+
+@pytest.mark.parametrize('suffix, version', [
+    ('0', '1.25'), ('01', '1.25'), ('_A', '1.32'), ('x' * 65, '1.33'),
+    ('a.b', '1.33'), ('a b', '1.33'), ('\n', '1.33')])
+def test_bad_suffix(suffix, version):
+    assert error_code(f'resources{suffix}=VCPU:1', version) == (
+        errors.DEFAULT)
+
+
+@pytest.mark.parametrize('suffix', ['_A', 'x' * 64, 'a-B_9', '0'])
+def test_string_suffix(suffix):
+    request = parse(f'resources{suffix}=VCPU:1', '1.33')
+    assert [g.suffix for g in request.groups] == [suffix]
+
+
+def test_in_tree_of_a_group():
+    query = f'resources1=VCPU:1&in_tree1={UUID1}'
+    assert error_code(query, '1.30') == errors.DEFAULT
+    assert group(parse(query, '1.31'), '1').in_tree == UUID1
+
+
+def test_granular_given_twice():
+    assert error_code('resources1=VCPU:1&resources1=VCPU:2') == (
+        errors.ILLEGAL_DUPLICATE_QUERYPARAM)
+    assert error_code(
+        f'resources1=VCPU:1&in_tree1={UUID1}&in_tree1={UUID2}') == (
+        errors.ILLEGAL_DUPLICATE_QUERYPARAM)
+
+
+def test_granular_repeated_member_of_and_required():
+    query = (f'resources1=VCPU:1&member_of1={AGG1}&member_of1={AGG2}'
+             '&required1=A&required1=in:B,C')
+    found = group(parse(query), '1')
+    assert len(found.member_of) == 2
+    assert set(found.required_traits) == {
+        frozenset({'A'}), frozenset({'B', 'C'})}
+
+
+# group_policy (1.25): required with more than one suffixed group.
+
+def test_group_policy():
+    assert error_code('resources=VCPU:1&group_policy=none', '1.24') == (
+        errors.DEFAULT)
+    assert parse('resources1=VCPU:1&group_policy=isolate',
+                 '1.25').group_policy == 'isolate'
+    assert parse('resources=VCPU:1&resources1=VCPU:1',
+                 '1.25').group_policy is None
+
+
+def test_group_policy_required():
+    assert error_code('resources1=VCPU:1&resources2=VCPU:1', '1.25') == (
+        errors.DEFAULT)
+
+
+# Groups without resources: 400 before 1.36; from 1.36 only in
+# same_subtree (suffixed) or anywhere (unsuffixed).
+
+@pytest.mark.parametrize('query', [
+    'resources1=VCPU:1&required2=A&group_policy=none',
+    f'resources1=VCPU:1&member_of2={AGG1}&group_policy=none',
+    'resources1=VCPU:1&required=A',
+])
+def test_resourceless_before_1_36(query):
+    assert error_code(query, '1.35') == errors.DEFAULT
+
+
+def test_resourceless_in_tree_before_1_36():
+    assert error_code(f'resources1=VCPU:1&in_tree={UUID1}', '1.35') == (
+        errors.DEFAULT)
+
+
+def test_resourceless_group_outside_same_subtree():
+    assert error_code('resources1=VCPU:1&required2=A&group_policy=none',
+                      '1.36') == errors.QUERYPARAM_BAD_VALUE
+
+
+def test_resourceless_group_in_same_subtree():
+    request = parse('resources_A=VCPU:1&required_B=HW_NUMA_ROOT'
+                    '&group_policy=none&same_subtree=_A,_B', '1.36')
+    assert group(request, '_B') == cr.RequestGroup(
+        suffix='_B', required_traits=(frozenset({'HW_NUMA_ROOT'}),))
+    assert request.same_subtree == (frozenset({'_A', '_B'}),)
+
+
+def test_resourceless_unsuffixed_group():
+    request = parse('resources1=VCPU:1&required=A', '1.36')
+    assert group(request) == cr.RequestGroup(
+        required_traits=(frozenset({'A'}),))
+
+
+def test_only_resourceless_groups():
+    assert error_code('required1=A&same_subtree=1', '1.36') == (
+        errors.QUERYPARAM_MISSING_VALUE)
+
+
+# root_required (1.35).
+
+def test_root_required():
+    query = 'resources=VCPU:1&root_required=A,!B'
+    assert error_code(query, '1.34') == errors.DEFAULT
+    request = parse(query, '1.35')
+    assert request.root_required == (frozenset({'A'}),)
+    assert request.root_forbidden == {'B'}
+
+
+def test_root_required_given_twice():
+    assert error_code('resources=VCPU:1&root_required=A&root_required=B'
+                      ) == errors.ILLEGAL_DUPLICATE_QUERYPARAM
+
+
+def test_root_required_any_of():
+    assert error_code('resources=VCPU:1&root_required=in:A,B') == (
+        errors.QUERYPARAM_BAD_VALUE)
+
+
+# same_subtree (1.36).
+
+def test_same_subtree():
+    query = ('resources_A=VCPU:1&resources_B=FPGA:1&resources_C=FPGA:1'
+             '&group_policy=none&same_subtree=_A,_B&same_subtree=_B,_C')
+    assert error_code(query, '1.35') == errors.DEFAULT
+    assert parse(query, '1.36').same_subtree == (
+        frozenset({'_A', '_B'}), frozenset({'_B', '_C'}))
+
+
+@pytest.mark.parametrize('value', ['', '_A,', '_A,_X', 'A', ','])
+def test_bad_same_subtree(value):
+    query = f'resources_A=VCPU:1&same_subtree={value}'
+    assert error_code(query) == errors.QUERYPARAM_BAD_VALUE
+
+
+def test_same_subtree_does_not_name_the_unsuffixed_group():
+    assert error_code('resources=VCPU:1&resources_A=VCPU:1'
+                      '&same_subtree=,_A') == errors.QUERYPARAM_BAD_VALUE
+
+
+# Rendering. A root with a child, and a sharing provider; one candidate
+# takes VCPU from the root and DISK_GB from the sharing provider.
+
+ROOT = 'ffffffff-0000-4000-8000-00000000000a'
+CHILD = 'ffffffff-0000-4000-8000-00000000000b'
+SHARING = 'ffffffff-0000-4000-8000-00000000000c'
+
+SUMMARIES = {
+    ROOT: cr.ProviderSummary(
+        ROOT, None, ROOT, {'VCPU': (8, 1), 'MEMORY_MB': (1024, 0)},
+        ('HW_CPU_X86_AVX',)),
+    CHILD: cr.ProviderSummary(
+        CHILD, ROOT, ROOT, {'SRIOV_NET_VF': (4, 0)}, ()),
+    SHARING: cr.ProviderSummary(
+        SHARING, None, SHARING, {'DISK_GB': (100, 10)},
+        ('MISC_SHARES_VIA_AGGREGATE',)),
+}
+CANDIDATE = cr.Candidate(
+    allocations={ROOT: {'VCPU': 1}, SHARING: {'DISK_GB': 10}},
+    mappings={'': [ROOT, SHARING]})
+REQUEST = cr.CandidateRequest(groups=(
+    cr.RequestGroup(resources={'VCPU': 1, 'DISK_GB': 10}),))
+
+
+def render(version, candidates=(CANDIDATE,)):
+    return handler.render(
+        _req('', version), REQUEST,
+        cr.Candidates(candidates=list(candidates), summaries=SUMMARIES))
+
+
+def test_render_list_form():
+    assert render('1.11') == {
+        'allocation_requests': [{'allocations': [
+            {'resource_provider': {'uuid': ROOT},
+             'resources': {'VCPU': 1}},
+            {'resource_provider': {'uuid': SHARING},
+             'resources': {'DISK_GB': 10}},
+        ]}],
+        'provider_summaries': {
+            ROOT: {'resources': {'VCPU': {'capacity': 8, 'used': 1}}},
+            SHARING: {'resources': {'DISK_GB': {'capacity': 100,
+                                                'used': 10}}},
+        },
+    }
+
+
+def test_render_1_12():
+    body = render('1.12')
+    assert body['allocation_requests'] == [{'allocations': {
+        ROOT: {'resources': {'VCPU': 1}},
+        SHARING: {'resources': {'DISK_GB': 10}},
+    }}]
+    assert body['provider_summaries'] == render('1.11')['provider_summaries']
+
+
+def test_render_traits_1_17():
+    assert 'traits' not in render('1.16')['provider_summaries'][ROOT]
+    summaries = render('1.17')['provider_summaries']
+    assert summaries[ROOT]['traits'] == ['HW_CPU_X86_AVX']
+    assert summaries[SHARING]['traits'] == ['MISC_SHARES_VIA_AGGREGATE']
+
+
+def test_render_all_inventories_1_27():
+    assert render('1.26')['provider_summaries'][ROOT]['resources'] == {
+        'VCPU': {'capacity': 8, 'used': 1}}
+    assert render('1.27')['provider_summaries'][ROOT]['resources'] == {
+        'VCPU': {'capacity': 8, 'used': 1},
+        'MEMORY_MB': {'capacity': 1024, 'used': 0}}
+
+
+def test_render_trees_1_29():
+    before = render('1.28')['provider_summaries']
+    assert set(before) == {ROOT, SHARING}
+    assert 'root_provider_uuid' not in before[ROOT]
+    after = render('1.29')['provider_summaries']
+    assert set(after) == {ROOT, CHILD, SHARING}
+    assert after[CHILD] == {
+        'resources': {'SRIOV_NET_VF': {'capacity': 4, 'used': 0}},
+        'traits': [],
+        'parent_provider_uuid': ROOT,
+        'root_provider_uuid': ROOT,
+    }
+    assert after[SHARING]['parent_provider_uuid'] is None
+    assert after[SHARING]['root_provider_uuid'] == SHARING
+
+
+def test_render_mappings_1_34():
+    assert 'mappings' not in render('1.33')['allocation_requests'][0]
+    assert render('1.34')['allocation_requests'][0]['mappings'] == {
+        '': [ROOT, SHARING]}
+
+
+def test_render_keeps_the_engine_order():
+    other = cr.Candidate(allocations={SHARING: {'DISK_GB': 10}},
+                         mappings={'': [SHARING]})
+    requests = render('1.12', [other, CANDIDATE])['allocation_requests']
+    assert [list(r['allocations']) for r in requests] == [
+        [SHARING], [ROOT, SHARING]]
+
+
+def test_render_same_allocations_other_mappings():
+    """Before 1.34 the two look the same: one is shown."""
+    swapped = cr.Candidate(allocations=CANDIDATE.allocations,
+                           mappings={'1': [SHARING], '2': [ROOT]})
+    assert len(render('1.33', [CANDIDATE, swapped])[
+        'allocation_requests']) == 1
+    assert len(render('1.34', [CANDIDATE, swapped])[
+        'allocation_requests']) == 2
+
+
+def test_render_nothing():
+    assert render('1.10', []) == {
+        'allocation_requests': [], 'provider_summaries': {}}
+    body = handler.render(_req('', '1.39'), REQUEST,
+                          cr.Candidates(candidates=[], summaries={}))
+    assert body == {'allocation_requests': [], 'provider_summaries': {}}
