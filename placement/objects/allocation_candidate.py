@@ -42,11 +42,16 @@ _RC = models.ResourceClass.__table__
 _TRAIT = models.Trait.__table__
 _RP_AGG = models.ResourceProviderAggregate.__table__
 _RP_TRAIT = models.ResourceProviderTrait.__table__
-_ROOT_ID = sa.func.coalesce(RP.c.root_provider_id, RP.c.id)
+# Every provider row has its root id (the online data migration
+# set_root_provider_ids fills it for rows older than nesting), so trees
+# are found through the indexed column alone.
+_ROOT_ID = RP.c.root_provider_id
 
 SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
-#: Trees loaded per batch of queries.
-BATCH = 250
+#: Trees loaded by the first batch of queries without a limit (with one:
+#: as many as the limit); each next batch is twice as big, up to the most.
+FIRST_BATCH = 16
+MOST_BATCH = 1024
 
 
 def get_candidates(conn, request, conf):
@@ -59,9 +64,10 @@ def get_candidates(conn, request, conf):
     roots = sorted(narrowing.roots())
     if conf.placement.randomize_allocation_candidates:
         random.shuffle(roots)
+    limit = _limit(request, conf)
     trees = _Trees(conn, narrowing)
-    found = _strategy(conf)(trees.candidates_by_root(roots))
-    chosen = list(itertools.islice(found, _limit(request, conf)))
+    found = _strategy(conf)(trees.candidates_by_root(roots, limit))
+    chosen = list(itertools.islice(found, limit))
     return candidate_request.Candidates(
         candidates=[candidate for _, candidate in chosen],
         summaries=trees.summaries(chosen))
@@ -220,7 +226,7 @@ def _member_of(aggregate_uuids, spans_root):
 
 def _root_of(provider_uuid):
     tree = RP.alias('in_tree')
-    return (sa.select(sa.func.coalesce(tree.c.root_provider_id, tree.c.id))
+    return (sa.select(tree.c.root_provider_id)
             .where(tree.c.uuid == provider_uuid).scalar_subquery())
 
 
@@ -271,18 +277,24 @@ class _Trees:
             for root in roots:
                 self.shared_with[root].append(provider_id)
 
-    def candidates_by_root(self, roots):
-        """``(root, generator of its candidates)`` for each root."""
-        for batch in _batches(roots, BATCH):
+    def candidates_by_root(self, roots, limit):
+        """``(root, generator of its candidates)`` for each root.
+
+        Candidates equal to one of another root (made of sharing
+        providers only) are skipped too.
+        """
+        seen = set()
+        first = FIRST_BATCH if limit is None else min(limit, MOST_BATCH)
+        for batch in _batches(roots, first):
             self._load(batch)
             for root in batch:
                 yield root, candidate_tree.candidates(
-                    root, self._slots(root), self.rules, self.providers)
+                    root, self._slots(root), self.rules, self.providers,
+                    seen)
 
     def _load(self, roots):
-        condition = (RP.c.root_provider_id.in_(roots)
-                     | RP.c.id.in_(roots))
-        loaded = _load_providers(self.conn, condition,
+        loaded = _load_providers(self.conn,
+                                 RP.c.root_provider_id.in_(roots),
                                  self.narrowing.sharing)
         self._remember(loaded)
         for provider in sorted(loaded.values(), key=lambda p: p.id):
@@ -320,10 +332,14 @@ class _Trees:
                 for uuid, provider in involved.items()}
 
 
-def _batches(items, size):
-    """Consecutive lists of ``size`` items (the last one shorter)."""
-    for start in range(0, len(items), size):
+def _batches(items, first):
+    """Consecutive slices of ``items``: ``first`` long, then each twice
+    the one before (up to MOST_BATCH), so that a small limit loads few
+    trees and a large one takes few queries."""
+    start, size = 0, max(first, 1)
+    while start < len(items):
         yield items[start:start + size]
+        start, size = start + size, min(size * 2, MOST_BATCH)
 
 
 def _rules(request):

@@ -188,7 +188,7 @@ def _key(candidate):
                      for name, amount in amounts.items())
 
 
-def candidates(root_id, slots, rules, providers):
+def candidates(root_id, slots, rules, providers, seen=None):
     """Yield the distinct candidates of the tree of ``root_id``.
 
     ``slots`` are ordered with the unsuffixed group's first, so that its
@@ -197,10 +197,11 @@ def candidates(root_id, slots, rules, providers):
     (one using only sharing providers of other trees is produced for the
     tree of those providers). Two ways of choosing that allocate the same
     amounts on the same providers are one candidate (the first mapping
-    found is kept).
+    found is kept); ``seen`` holds the keys of the candidates already
+    yielded, and may be shared by the generators of several trees.
     """
     checks = _Checks(slots, rules, providers)
-    seen = set()
+    seen = set() if seen is None else seen
     for chosen in _choices(slots, rules, providers, checks):
         if not any(providers[p].root_id == root_id for p in chosen):
             continue

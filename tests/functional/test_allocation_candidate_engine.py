@@ -161,6 +161,27 @@ def test_sharing_provider_alone(sharing):
         for name in ('CN1', 'CN2', 'SS1', 'SS2')])
 
 
+def test_sharing_providers_together_once(world):
+    world.provider('SS1', inventory={'DISK_GB': 100}, traits=[SHARES],
+                   aggregates=['aggA'])
+    world.provider('SS2', inventory={'IPV4_ADDRESS': 8}, traits=[SHARES],
+                   aggregates=['aggA'])
+    found = world.search(Group(resources={'DISK_GB': 10,
+                                          'IPV4_ADDRESS': 1}))
+    assert [world.named(c) for c in found.candidates] == [
+        named(('SS1', {'DISK_GB': 10}), ('SS2', {'IPV4_ADDRESS': 1}))]
+    assert sorted(world.names[u] for u in found.summaries) == ['SS1', 'SS2']
+
+
+def test_root_traits_are_those_of_the_non_sharing_root(sharing):
+    assert sharing.allocations(
+        Group(resources=COMPUTE), root_forbidden=frozenset({SHARES})
+    ) == sharing.allocations(Group(resources=COMPUTE))
+    assert sharing.allocations(Group(resources={'DISK_GB': 900}),
+                               root_forbidden=frozenset({SHARES})) == [
+        named(('CN1', {'DISK_GB': 900})), named(('CN2', {'DISK_GB': 900}))]
+
+
 def test_summaries_of_flat_providers(sharing):
     sharing.allocate('CN1', 'VCPU', 3)
     found = sharing.search(Group(resources={'VCPU': 1}), limit=1)

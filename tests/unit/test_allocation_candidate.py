@@ -1,0 +1,172 @@
+"""Assembly of allocation candidates, without a database."""
+
+import itertools
+
+from placement.objects import allocation_candidate
+from placement.objects import candidate_tree
+
+Provider = candidate_tree.Provider
+Slot = candidate_tree.Slot
+Rules = candidate_tree.Rules
+
+
+def tree(*children, capacity=4, root_id=1, sharing=()):
+    """A root (``root_id``) and its descendants; ``children`` are
+    ``(id, parent id)``; every provider has ``capacity`` VF; providers
+    in ``sharing`` are roots of their own."""
+    parents = {root_id: None, **dict(children)}
+    for shared in sharing:
+        parents[shared] = None
+    providers = {}
+    for provider_id, parent_id in parents.items():
+        root = provider_id if provider_id in sharing else root_id
+        providers[provider_id] = Provider(
+            id=provider_id, uuid=f'p{provider_id}', parent_id=parent_id,
+            root_id=root, parent_uuid=parent_id and f'p{parent_id}',
+            root_uuid=f'p{root}',
+            inventories={'VF': (capacity, 0, float(capacity)),
+                         'DISK': (capacity, 0, float(capacity))},
+            traits=frozenset({f'T{provider_id}'}),
+            sharing=provider_id in sharing)
+    return providers
+
+
+def allocations(found):
+    return [{uuid: dict(amounts) for uuid, amounts in c.allocations.items()}
+            for c in found]
+
+
+def run(providers, slots, root_id=1, **rules):
+    return list(candidate_tree.candidates(root_id, slots, Rules(**rules),
+                                          providers))
+
+
+PFS = tree((2, 1), (3, 1))
+VF1 = Slot('1', {'VF': 1}, (2, 3))
+VF2 = Slot('2', {'VF': 1}, (2, 3))
+
+
+def test_isolate_gives_each_group_its_own_provider_once():
+    found = run(PFS, [VF1, VF2], isolate=True)
+    assert allocations(found) == [{'p2': {'VF': 1}, 'p3': {'VF': 1}}]
+    assert found[0].mappings == {'1': ['p2'], '2': ['p3']}
+
+
+def test_without_isolation_amounts_on_one_provider_are_summed():
+    assert allocations(run(PFS, [VF1, VF2])) == [
+        {'p2': {'VF': 2}}, {'p2': {'VF': 1}, 'p3': {'VF': 1}},
+        {'p3': {'VF': 2}}]
+
+
+def test_summed_amounts_must_fit():
+    providers = tree((2, 1), capacity=1)
+    assert run(providers, [Slot('1', {'VF': 1}, (2,)),
+                           Slot('2', {'VF': 1}, (2,))]) == []
+
+
+def test_unsuffixed_traits_are_checked_on_its_providers_together():
+    slots = [Slot('', {'VF': 1}, (2, 3)), Slot('', {'DISK': 1}, (1, 2))]
+    found = run(PFS, slots, unsuffixed_required=({'T1'}, {'T3'}))
+    assert allocations(found) == [{'p3': {'VF': 1}, 'p1': {'DISK': 1}}]
+    assert found[0].mappings == {'': ['p1', 'p3']}
+
+
+def test_unsuffixed_group_is_not_isolated():
+    slots = [Slot('', {'VF': 1}, (2,)), Slot('1', {'VF': 1}, (2,))]
+    assert allocations(run(PFS, slots, isolate=True)) == [{'p2': {'VF': 2}}]
+
+
+def test_same_subtree_needs_an_ancestor_of_the_others():
+    # 1 -> 2 -> (4, 5); 1 -> 3
+    providers = tree((2, 1), (3, 1), (4, 2), (5, 2))
+    slots = [Slot('_NUMA', {}, (2, 3)), Slot('_A', {'VF': 1}, (3, 4, 5)),
+             Slot('_B', {'VF': 1}, (3, 4, 5))]
+    found = run(providers, slots, isolate=True,
+                same_subtree=(frozenset({'_NUMA', '_A', '_B'}),))
+    assert allocations(found) == [{'p4': {'VF': 1}, 'p5': {'VF': 1}}]
+    assert found[0].mappings['_NUMA'] == ['p2']
+
+
+def test_same_subtree_may_be_one_provider_without_isolation():
+    slots = [Slot('_A', {'VF': 1}, (2, 3)), Slot('_B', {'VF': 1}, (2, 3))]
+    assert allocations(run(PFS, slots,
+                           same_subtree=(frozenset({'_A', '_B'}),))) == [
+        {'p2': {'VF': 2}}, {'p3': {'VF': 2}}]
+
+
+def test_not_nested_allows_one_provider_of_the_tree_and_sharing_ones():
+    providers = tree((2, 1), sharing=(9,))
+    slots = [Slot('', {'VF': 1}, (1, 2)), Slot('', {'DISK': 1}, (1, 2, 9))]
+    assert allocations(run(providers, slots, nested=False)) == [
+        {'p1': {'VF': 1, 'DISK': 1}}, {'p1': {'VF': 1}, 'p9': {'DISK': 1}},
+        {'p2': {'VF': 1, 'DISK': 1}}, {'p2': {'VF': 1}, 'p9': {'DISK': 1}}]
+
+
+def test_a_candidate_uses_its_own_tree():
+    providers = tree((2, 1), sharing=(9,))
+    slots = [Slot('', {'DISK': 1}, (2, 9))]
+    assert allocations(run(providers, slots)) == [{'p2': {'DISK': 1}}]
+    assert allocations(run(providers, slots, root_id=9)) == [
+        {'p9': {'DISK': 1}}]
+
+
+def test_seen_candidates_are_not_repeated_across_trees():
+    providers = tree(sharing=(8, 9))
+    slots = [Slot('', {'DISK': 1}, (8,)), Slot('', {'VF': 1}, (9,))]
+    seen = set()
+    first = list(candidate_tree.candidates(8, slots, Rules(), providers,
+                                           seen))
+    again = list(candidate_tree.candidates(9, slots, Rules(), providers,
+                                           seen))
+    assert len(first) == 1
+    assert again == []
+
+
+class CountingProviders(dict):
+    """Counts look-ups: a measure of the work done, not of time."""
+
+    lookups = 0
+
+    def __getitem__(self, key):
+        self.lookups += 1
+        return super().__getitem__(key)
+
+
+def test_wide_symmetric_tree_stops_at_the_limit():
+    children = [(child, 1) for child in range(2, 202)]
+    providers = CountingProviders(tree(*children))
+    options = tuple(range(2, 202))
+    slots = [Slot(str(group), {'VF': 1}, options) for group in range(4)]
+    found = list(itertools.islice(candidate_tree.candidates(
+        1, slots, Rules(isolate=True), providers), 10))
+    assert len({frozenset(c.allocations) for c in found}) == 10
+    # 200**4 combinations exist; ten candidates cost a few hundred looks.
+    assert providers.lookups < 2000
+
+
+def generators(*counts):
+    """``(root, generator)`` pairs; root ``r`` yields ``r0, r1, ...``."""
+    return [(root, iter([f'{root}{i}' for i in range(count)]))
+            for root, count in zip('abc', counts, strict=False)]
+
+
+def test_depth_first_exhausts_each_root_in_turn():
+    assert [c for _, c in allocation_candidate.depth_first(
+        generators(2, 0, 3))] == ['a0', 'a1', 'c0', 'c1', 'c2']
+
+
+def test_breadth_first_takes_one_of_each_root_in_turn():
+    assert [c for _, c in allocation_candidate.breadth_first(
+        generators(3, 1, 2))] == ['a0', 'b0', 'c0', 'a1', 'c1', 'a2']
+
+
+def test_breadth_first_first_round_is_lazy():
+    def roots():
+        yield 'a', iter(['a0', 'a1'])
+        raise AssertionError('a second root was asked for')
+    assert next(allocation_candidate.breadth_first(roots())) == ('a', 'a0')
+
+
+def test_batches_grow():
+    assert [len(batch) for batch in allocation_candidate._batches(
+        list(range(100)), 10)] == [10, 20, 40, 30]
