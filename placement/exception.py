@@ -49,3 +49,9 @@ class CannotDeleteParentProvider(Conflict):
 
 class BadRequest(PlacementError):
     """Semantically invalid input found by the object layer."""
+
+
+class ResourceProviderNotFound(BadRequest):
+    """A provider named in a multi-provider operation does not exist."""
+
+    code = errors.RESOURCE_PROVIDER_NOT_FOUND

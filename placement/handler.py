@@ -18,6 +18,7 @@ from placement.handlers import allocation
 from placement.handlers import allocation_candidate
 from placement.handlers import inventory
 from placement.handlers import provider_trait
+from placement.handlers import reshaper
 from placement.handlers import resource_class
 from placement.handlers import resource_provider
 from placement.handlers import root
@@ -72,6 +73,9 @@ ROUTE_DECLARATIONS = {
         'GET': Route(allocation.list_for_consumer),
         'PUT': Route(allocation.set_allocations),
         'DELETE': Route(allocation.delete_allocations),
+    },
+    '/reshaper': {
+        'POST': Route(reshaper.reshape, '1.30'),
     },
     '/resource_providers/{uuid}/usages': {
         'GET': Route(usage.list_provider_usages),

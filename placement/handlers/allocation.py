@@ -37,7 +37,7 @@ def _canonical(uuid, what):
     return canonical
 
 
-def _unique_keys(pairs, what):
+def unique_uuid_keys(pairs, what):
     """``dict(pairs)`` keyed by canonical uuid; 400 on a repeated one."""
     result = {}
     for uuid, value in pairs:
@@ -57,7 +57,7 @@ def _provider_allocations(allocations):
     else:
         pairs = [(uuid, item['resources'])
                  for uuid, item in allocations.items()]
-    return _unique_keys(pairs, 'resource provider')
+    return unique_uuid_keys(pairs, 'resource provider')
 
 
 def _owner(req, data):
@@ -81,7 +81,7 @@ def consumer_request(req, uuid, data):
 
 def consumer_requests(req, data):
     """ConsumerAllocations of a ``{consumer uuid: body}`` mapping."""
-    bodies = _unique_keys(data.items(), 'consumer')
+    bodies = unique_uuid_keys(data.items(), 'consumer')
     return [consumer_request(req, uuid, body)
             for uuid, body in sorted(bodies.items())]
 

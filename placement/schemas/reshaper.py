@@ -1,0 +1,30 @@
+"""JSON schema of POST /reshaper (from 1.30), built for a microversion.
+
+Each provider's entry is the body of PUT .../inventories; each consumer's
+entry is that of POST /allocations at the same microversion.
+"""
+
+from placement.schemas import allocation
+from placement.schemas import inventory
+
+
+def reshaper(minor):
+    """The body of POST /reshaper at microversion 1.<minor>."""
+    return {
+        'type': 'object',
+        'properties': {
+            'inventories': {
+                'type': 'object',
+                'propertyNames': {'format': 'uuid'},
+                'additionalProperties': inventory.PUT_INVENTORIES,
+            },
+            'allocations': {
+                'type': 'object',
+                'propertyNames': {'format': 'uuid'},
+                'additionalProperties': allocation.consumer_allocations(
+                    minor),
+            },
+        },
+        'required': ['inventories', 'allocations'],
+        'additionalProperties': False,
+    }
