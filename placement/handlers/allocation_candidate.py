@@ -6,6 +6,7 @@ rule of every microversion lives here); the object layer answers it with
 """
 
 import re
+import sys
 
 import webob.exc
 
@@ -60,7 +61,7 @@ def _bad(message, code=None):
     return webob.exc.HTTPBadRequest(message, comment=code)
 
 
-def split_key(name):
+def _split_key(name):
     """``(prefix, suffix)`` of a group parameter name, else None.
 
     ``required_NET1`` is ``('required', '_NET1')``; ``required`` is
@@ -86,7 +87,7 @@ class _ParamNames:
     def __contains__(self, name):
         if name in self._names:
             return True
-        key = split_key(name)
+        key = _split_key(name)
         if key is None or key[0] not in self._prefixes:
             return False
         return key[1] == '' or bool(
@@ -147,18 +148,20 @@ def _group(req, params, suffix):
 
 def _groups(req, params):
     """The request groups: the unsuffixed one (if given) first."""
-    suffixes = {key[1] for key in map(split_key, params) if key}
+    suffixes = {key[1] for key in map(_split_key, params) if key}
     return tuple(_group(req, params, suffix) for suffix in sorted(suffixes))
 
 
 def _limit(params):
+    """A positive integer; one beyond ``sys.maxsize`` limits nothing more
+    than ``sys.maxsize`` does (and Python slices stop there)."""
     value = params.get('limit')
     if value is None:
         return None
     if not _LIMIT.fullmatch(value):
         raise _bad(f"Invalid query string parameters: Expected 'limit' to "
                    f"be a positive integer. Got: {value}")
-    return int(value)
+    return min(int(value), sys.maxsize)
 
 
 def _group_policy(params, groups):

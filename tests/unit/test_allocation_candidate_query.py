@@ -5,6 +5,8 @@ each rule is checked just before and at the microversion that brings it.
 The renderer gets hand-made :class:`Candidates`.
 """
 
+import sys
+
 import pytest
 import webob
 import webob.exc
@@ -102,6 +104,10 @@ def test_limit():
     assert error_code('resources=VCPU:1&limit=5', '1.15') == errors.DEFAULT
     assert parse('resources=VCPU:1&limit=5', '1.16').limit == 5
     assert parse('resources=VCPU:1', '1.16').limit is None
+
+
+def test_huge_limit():
+    assert parse('resources=VCPU:1&limit=' + '9' * 30).limit == sys.maxsize
 
 
 def test_limit_given_twice():
