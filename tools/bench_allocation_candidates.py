@@ -62,6 +62,7 @@ NESTED_QUERY = (
     f'&resources_NET2={NET_GROUP}&required_NET2=CUSTOM_PHYSNET_B'
     '&group_policy=isolate&same_subtree=_NUMA,_NET1,_NET2')
 SAMPLE_SECONDS = 0.05
+QUERY_PATH = '/allocation_candidates'
 
 
 def percentile(values, pct):
@@ -255,9 +256,13 @@ class Client:
 
 
 def run_parallel(func, items, threads):
-    """Call ``func(item)`` for every item on ``threads`` threads."""
-    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+    """Call ``func(item)`` for every item on ``threads`` threads; the
+    first failure (or Ctrl-C) cancels the items not yet started."""
+    pool = concurrent.futures.ThreadPoolExecutor(threads)
+    try:
         return list(pool.map(func, items))
+    finally:
+        pool.shutdown(cancel_futures=True)
 
 
 def load_flat(client, args):
@@ -350,9 +355,13 @@ class MemorySampler(threading.Thread):
         return self.peak
 
 
+def count_results(body):
+    return len(body['allocation_requests'])
+
+
 def measure(http, server, name, query, args):
     """Time one query; returns a result row."""
-    url = f'{server.endpoint}/allocation_candidates?{query}'
+    url = f'{server.endpoint}{QUERY_PATH}?{query}'
 
     def fetch():
         started = time.perf_counter()
@@ -371,8 +380,7 @@ def measure(http, server, name, query, args):
         times = [fetch()[0] for _ in range(args.repetitions)]
     finally:
         peak = sampler.stop()
-    return {'query': name, 'candidates': len(resp.json()[
-                'allocation_requests']),
+    return {'query': name, 'candidates': count_results(resp.json()),
             'median_ms': statistics.median(times),
             'p90_ms': percentile(times, 90), 'peak_rss_mb': peak,
             'worker_hwm_mb': max(server.worker_peaks(), default=0.0)}
@@ -481,4 +489,7 @@ def main(argv=None):
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit('interrupted; server stopped and database dropped')
