@@ -184,9 +184,9 @@ class _Narrowing:
             conditions.append(_ROOT_ID == _root_of(group.in_tree))
         return conditions
 
-    def _has_any(self, names, provider_id=RP.c.id):
+    def _has_any(self, names):
         return provider_filter.has_any_trait(
-            provider_id, [self.trait_ids[name] for name in names])
+            RP.c.id, [self.trait_ids[name] for name in names])
 
     def _roots_with_root_traits(self):
         request = self.request
@@ -391,30 +391,34 @@ def _load_providers(conn, condition, sharing):
 
 
 def _inventories(conn, condition):
-    """``{provider id: {class: (capacity, used, free)}}``."""
-    used = (sa.select(_ALLOC.c.resource_provider_id,
+    """``{provider id: {class: (capacity, used, free)}}``.
+
+    Inventories and usages are read apart and joined here: each query is
+    a plain indexed one, where a join on a grouped subquery is not.
+    """
+    used = collections.Counter()
+    for provider_id, class_id, amount in conn.execute(
+            sa.select(_ALLOC.c.resource_provider_id,
                       _ALLOC.c.resource_class_id,
-                      sa.func.sum(_ALLOC.c.used).label('used'))
+                      sa.func.sum(_ALLOC.c.used))
             .join(RP, RP.c.id == _ALLOC.c.resource_provider_id)
             .where(condition)
             .group_by(_ALLOC.c.resource_provider_id,
-                      _ALLOC.c.resource_class_id)
-            .subquery())
+                      _ALLOC.c.resource_class_id)):
+        used[provider_id, class_id] = int(amount)
     rows = conn.execute(
-        sa.select(_INV.c.resource_provider_id, _RC.c.name, _INV.c.total,
-                  _INV.c.reserved, _INV.c.allocation_ratio,
-                  sa.func.coalesce(used.c.used, 0))
+        sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
+                  _RC.c.name, _INV.c.total, _INV.c.reserved,
+                  _INV.c.allocation_ratio)
         .join(RP, RP.c.id == _INV.c.resource_provider_id)
         .join(_RC, _RC.c.id == _INV.c.resource_class_id)
-        .outerjoin(used, sa.and_(
-            used.c.resource_provider_id == _INV.c.resource_provider_id,
-            used.c.resource_class_id == _INV.c.resource_class_id))
         .where(condition))
     inventories = collections.defaultdict(dict)
-    for provider_id, name, total, reserved, ratio, used_now in rows:
+    for provider_id, class_id, name, total, reserved, ratio in rows:
         limit = (total - reserved) * ratio
-        inventories[provider_id][name] = (
-            int(limit), int(used_now), limit - int(used_now))
+        used_now = used[provider_id, class_id]
+        inventories[provider_id][name] = (int(limit), used_now,
+                                          limit - used_now)
     return inventories
 
 

@@ -106,13 +106,17 @@ class _Choice:
         for name, amount in slot.resources.items():
             self.amounts[provider_id, name] += sign * amount
         if slot.suffix:
-            self.suffixed[provider_id] += sign
+            _add(self.suffixed, provider_id, sign)
         if self._allocates(slot, self.providers[provider_id]):
-            self.allocating[provider_id] += sign
-        # Counter keeps zero counts; drop them so that membership means
-        # "in use now".
-        self.suffixed += collections.Counter()
-        self.allocating += collections.Counter()
+            _add(self.allocating, provider_id, sign)
+
+
+def _add(counter, key, sign):
+    """Count ``key`` up or down; a key counted down to zero is dropped,
+    so that membership means "in use now"."""
+    counter[key] += sign
+    if not counter[key]:
+        del counter[key]
 
 
 def _is_ancestor_or_self(providers, ancestor_id, provider_id):
