@@ -1,9 +1,11 @@
 """The routing table: URL and method to handler, by microversion.
 
-``ROUTE_DECLARATIONS`` maps each URL template to ``{method: Route}``. A
-route whose method is newer than the request's microversion does not exist
-for that request: a URL with no method available yet is 404, a URL with
-other methods available is 405 with an ``Allow`` header.
+``ROUTE_DECLARATIONS`` maps each URL template to ``{method: Route}``, as
+upstream does: a method never declared for a URL is 405 with an ``Allow``
+header (the methods available at the request's microversion) whatever the
+microversion; a declared method requested at a microversion older than
+its route's is 404, the URL not existing yet, or 405 where the route says
+so (DELETE of all inventories before 1.5).
 """
 
 import dataclasses
@@ -30,6 +32,8 @@ from placement.handlers import usage
 class Route:
     handler: object
     min_version: str = microversion.MIN_VERSION_STRING
+    #: The status of a request at a microversion before ``min_version``.
+    too_early_status: int = 404
 
 
 ROUTE_DECLARATIONS = {
@@ -56,7 +60,8 @@ ROUTE_DECLARATIONS = {
         'GET': Route(inventory.list_inventories),
         'PUT': Route(inventory.set_inventories),
         'POST': Route(inventory.create_inventory),
-        'DELETE': Route(inventory.delete_inventories, '1.5'),
+        'DELETE': Route(inventory.delete_inventories, '1.5',
+                        too_early_status=405),
     },
     '/resource_providers/{uuid}/inventories/{resource_class}': {
         'GET': Route(inventory.get_inventory),
@@ -130,15 +135,17 @@ class PlacementHandler:
                 f'The resource could not be found: {req.path_info}')
         methods = self._declarations[match.pop('route_path')]
         version = microversion.of(req)
-        available = {
-            method: route for method, route in methods.items()
-            if version >= microversion.parse(route.min_version)}
-        if not available:
-            raise webob.exc.HTTPNotFound(
-                f'The resource could not be found: {req.path_info}')
-        route = available.get(req.method)
+        available = sorted(
+            method for method, route in methods.items()
+            if version >= microversion.parse(route.min_version))
+        route = methods.get(req.method)
+        if route is not None and req.method not in available:
+            if route.too_early_status == 404:
+                raise webob.exc.HTTPNotFound(
+                    f'The resource could not be found: {req.path_info}')
+            route = None
         if route is None:
-            allow = ', '.join(sorted(available))
+            allow = ', '.join(available)
             raise webob.exc.HTTPMethodNotAllowed(
                 f'The method specified is not allowed for this resource. '
                 f'Allowed: {allow}', headers=[('Allow', allow)])

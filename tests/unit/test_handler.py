@@ -1,5 +1,6 @@
 """The router: 404 for unknown URLs, 405 with Allow for unknown methods,
-and routes that do not exist before their microversion."""
+and routes that do not exist before their microversion (404, or 405
+where the route says so)."""
 
 import pytest
 
@@ -24,6 +25,7 @@ ROUTES = {
     '/widgets': {
         'GET': handler.Route(_collection),
         'POST': handler.Route(_collection, '1.5'),
+        'DELETE': handler.Route(_collection, '1.7', too_early_status=405),
     },
     '/widgets/{name}': {
         'GET': handler.Route(_echo, '1.10'),
@@ -68,10 +70,22 @@ def test_url_newer_than_the_request_is_404(router):
     assert response.status_code == 404
 
 
-def test_method_newer_than_the_request_is_405(router):
+def test_method_newer_than_the_request_is_404(router):
     response = stack.call(router, '/widgets', method='POST', version='1.4')
+    assert response.status_code == 404
+
+
+def test_method_newer_than_the_request_may_be_405(router):
+    response = stack.call(router, '/widgets', method='DELETE', version='1.6')
     assert response.status_code == 405
-    assert response.headers['Allow'] == 'GET'
+    assert response.headers['Allow'] == 'GET, POST'
+
+
+def test_undeclared_method_of_a_newer_url_is_405(router):
+    response = stack.call(router, '/widgets/blue', method='PATCH',
+                          version='1.9')
+    assert response.status_code == 405
+    assert response.headers['Allow'] == ''
 
 
 def test_method_at_its_version_is_routed(router):
@@ -81,7 +95,7 @@ def test_method_at_its_version_is_routed(router):
 
 
 def test_allow_lists_only_the_methods_of_the_request_version(router):
-    response = stack.call(router, '/widgets/blue', method='DELETE',
+    response = stack.call(router, '/widgets/blue', method='PATCH',
                           version='1.11')
     assert response.status_code == 405
     assert response.headers['Allow'] == 'GET, PUT'
