@@ -25,6 +25,7 @@ of providers or of combinations (see ARCHITECTURE.md, "Known traps"):
 import collections
 import itertools
 import random
+import typing
 
 import sqlalchemy as sa
 
@@ -131,36 +132,64 @@ class _Narrowing:
                    for name in group.resources})
         self.trait_ids = trait.ids_by_name(conn, _trait_names(request))
         self.sharing = _sharing_providers(conn)
-        #: ``[(RequestGroup, resources, {provider id: root id})]``
-        self.slots = [(group, resources, self._providers(group, resources))
+        #: The unsuffixed group's required traits, met by its providers
+        #: together.
+        self.collective = _collective_traits(request)
+        #: ``[_SlotProviders]``, unsuffixed group first.
+        self.slots = [self._providers(group, resources)
                       for group in request.groups
                       for resources in _slot_resources(group)]
         self.anchors = _anchors(conn, self.sharing & set().union(
-            *(providers for _, _, providers in self.slots)))
+            *(slot.roots for slot in self.slots)))
 
     def roots(self):
-        """Ids of the roots whose tree can fill every slot."""
+        """Ids of the roots whose tree can fill every slot, and whose
+        providers for the unsuffixed group can meet its traits."""
         roots = None
-        for group, _, providers in self.slots:
-            reachable = set(providers.values())
-            if group.resources:
-                for provider_id in self.sharing.intersection(providers):
-                    reachable.update(self.anchors.get(provider_id, ()))
+        for slot in self.slots:
+            reachable = {root for _, root in self._reached(slot, slot.roots)}
             roots = reachable if roots is None else roots & reachable
-        roots = roots or set()
+        roots = (roots or set()) & self._meeting_collective_traits()
         if self.request.root_required or self.request.root_forbidden:
             roots &= self._roots_with_root_traits()
         return roots
 
+    def _reached(self, slot, provider_ids):
+        """``(provider id, root id)`` for the roots each provider serves:
+        its own, and those of the trees a sharing one is shared with."""
+        for provider_id in provider_ids:
+            if slot.group.resources and provider_id in self.sharing:
+                for root in self.anchors[provider_id]:
+                    yield provider_id, root
+            else:
+                yield provider_id, slot.roots[provider_id]
+
+    def _meeting_collective_traits(self):
+        """The roots that reach, for each required trait set of the
+        unsuffixed group, a provider of that group with one of them."""
+        met = collections.defaultdict(set)
+        for slot in self.slots:
+            for provider_id, root in self._reached(slot, slot.traits_met):
+                met[root].update(slot.traits_met[provider_id])
+        return {root for root, indexes in met.items()
+                if len(indexes) == len(self.collective)}
+
     def _providers(self, group, resources):
-        """``{provider id: root id}`` of the providers that can serve
-        ``resources`` of ``group`` on their own."""
-        query = sa.select(RP.c.id, _ROOT_ID).where(
-            *self._group_conditions(group, bool(resources)))
+        """The :class:`_SlotProviders` of ``resources`` of ``group``: the
+        providers that can serve them on their own."""
+        collective = self.collective if not group.suffix else ()
+        query = sa.select(RP.c.id, _ROOT_ID, *(
+            self._has_any(names) for names in collective)).where(
+                *self._group_conditions(group, bool(resources)))
         for name, amount in resources.items():
             query = query.where(RP.c.id.in_(provider_filter.with_capacity(
                 self.class_ids[name], amount)))
-        return dict(self.conn.execute(query).all())
+        roots, traits_met = {}, {}
+        for provider_id, root, *has in self.conn.execute(query):
+            roots[provider_id] = root
+            traits_met[provider_id] = {
+                index for index, found in enumerate(has) if found}
+        return _SlotProviders(group, resources, roots, traits_met)
 
     def _group_conditions(self, group, allocating):
         """Conditions on ``RP`` for a provider serving ``group``.
@@ -197,6 +226,23 @@ class _Narrowing:
         query = sa.select(RP.c.id).where(
             RP.c.parent_provider_id.is_(None), *conditions)
         return set(self.conn.scalars(query))
+
+
+class _SlotProviders(typing.NamedTuple):
+    group: candidate_request.RequestGroup
+    #: ``{class name: amount}`` of the slot.
+    resources: dict
+    #: ``{provider id: root id}`` of the providers that can serve it.
+    roots: dict
+    #: ``{provider id: {index}}``: which of the unsuffixed group's
+    #: required trait sets each provider meets (if the slot is of it).
+    traits_met: dict
+
+
+def _collective_traits(request):
+    """The required trait sets of the unsuffixed group with resources."""
+    return next((group.required_traits for group in request.groups
+                 if not group.suffix and group.resources), ())
 
 
 def _trait_names(request):
@@ -310,12 +356,12 @@ class _Trees:
         tree = [provider.id for provider in self.by_root[root]]
         shared = self.shared_with[root]
         slots = []
-        for group, resources, providers in self.narrowing.slots:
-            reachable = tree + shared if group.resources else tree
+        for slot in self.narrowing.slots:
+            reachable = tree + shared if slot.group.resources else tree
             options = tuple(dict.fromkeys(
-                p for p in reachable if p in providers))
-            slots.append(candidate_tree.Slot(group.suffix, resources,
-                                             options))
+                p for p in reachable if p in slot.roots))
+            slots.append(candidate_tree.Slot(slot.group.suffix,
+                                             slot.resources, options))
         return slots
 
     def summaries(self, chosen):
@@ -343,12 +389,9 @@ def _batches(items, first):
 
 
 def _rules(request):
-    unsuffixed = next((group for group in request.groups
-                       if not group.suffix and group.resources), None)
     return candidate_tree.Rules(
         isolate=request.group_policy == 'isolate',
-        unsuffixed_required=(unsuffixed.required_traits
-                             if unsuffixed else ()),
+        unsuffixed_required=_collective_traits(request),
         same_subtree=tuple(frozenset(suffixes)
                            for suffixes in request.same_subtree),
         nested=request.nested)

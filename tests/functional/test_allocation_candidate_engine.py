@@ -182,6 +182,31 @@ def test_root_traits_are_those_of_the_non_sharing_root(sharing):
         named(('CN1', {'DISK_GB': 900})), named(('CN2', {'DISK_GB': 900}))]
 
 
+def test_required_trait_met_by_a_sharing_provider(world):
+    world.provider('SS1', inventory={'DISK_GB': 1000},
+                   traits=[SHARES, 'STORAGE_DISK_SSD'], aggregates=['aggA'])
+    host = {'VCPU': 8, 'MEMORY_MB': 1024, 'DISK_GB': 1000}
+    world.provider('CN1', inventory=host, aggregates=['aggA'])
+    world.provider('CN2', inventory=host)
+    assert world.allocations(Group(
+        resources=COMPUTE, required_traits=({'STORAGE_DISK_SSD'},))) == [
+            named(('CN1', {'VCPU': 1, 'MEMORY_MB': 512}),
+                  ('SS1', {'DISK_GB': 500}))]
+
+
+def test_required_traits_met_by_providers_of_the_tree_together(world):
+    world.provider('CN1', inventory={'DISK_GB': 100},
+                   traits=['STORAGE_DISK_SSD'])
+    world.provider('NUMA1', 'CN1', {'VCPU': 4}, traits=['HW_CPU_X86_AVX2'])
+    world.provider('CN2', inventory={'DISK_GB': 100},
+                   traits=['STORAGE_DISK_SSD'])
+    world.provider('NUMA2', 'CN2', {'VCPU': 4})
+    assert world.allocations(Group(
+        resources={'VCPU': 1, 'DISK_GB': 1},
+        required_traits=({'STORAGE_DISK_SSD'}, {'HW_CPU_X86_AVX2'}))) == [
+            named(('CN1', {'DISK_GB': 1}), ('NUMA1', {'VCPU': 1}))]
+
+
 def test_summaries_of_flat_providers(sharing):
     sharing.allocate('CN1', 'VCPU', 3)
     found = sharing.search(Group(resources={'VCPU': 1}), limit=1)
