@@ -56,8 +56,8 @@ class ConsumerAllocations:
     check_generation: bool = False
 
 
-class _ProviderConflict(Exception):
-    """A provider generation moved: run the transaction again."""
+class _Retry(Exception):
+    """A generation the client did not give moved: run it all again."""
 
 
 def get_for_consumer(conn, uuid):
@@ -109,6 +109,22 @@ def _delete_allocations(conn, uuids):
     return bool(ids)
 
 
+def _write_consumer(conn, request, consumer):
+    """Write the consumer; before 1.28 a concurrent change is retried.
+
+    Without a generation from the client the server used the one it
+    read, so another transaction's change is not the client's conflict:
+    a fresh transaction reads the new generation and succeeds, as the
+    consumer generation spec says old microversions always do.
+    """
+    try:
+        consumer_obj.write(conn, request.uuid, consumer, request.owner)
+    except exception.ConcurrentUpdate as exc:
+        if request.check_generation:
+            raise
+        raise _Retry() from exc
+
+
 def release(conn, requests):
     """Steps 1 and 2: check and write the consumers, drop their allocations.
 
@@ -124,7 +140,7 @@ def release(conn, requests):
             consumer_obj.check_generation(
                 request.uuid, consumer, request.generation)
         if consumer is not None or request.allocations:
-            consumer_obj.write(conn, request.uuid, consumer, request.owner)
+            _write_consumer(conn, request, consumer)
     _delete_allocations(conn, [request.uuid for request in requests])
 
 
@@ -148,7 +164,7 @@ def _swap_generations(conn, providers):
             resource_provider.increment_generation(
                 conn, provider.id, provider.generation)
         except exception.ConcurrentUpdate as exc:
-            raise _ProviderConflict() from exc
+            raise _Retry() from exc
 
 
 def _unable(message):
@@ -251,7 +267,7 @@ def claim(conn, requests):
 def write_once(conn, requests):
     """Replace the allocations of ``requests``' consumers in ``conn``.
 
-    May raise _ProviderConflict, which :func:`replace` retries.
+    May raise _Retry, which :func:`replace` retries.
     """
     release(conn, requests)
     claim(conn, requests)
@@ -260,15 +276,15 @@ def write_once(conn, requests):
 def run_retrying(db, retries, operation, *args):
     """``operation(conn, *args)`` in a fresh writer transaction per try.
 
-    Tried again (``retries`` times at most) when a provider generation
-    moved under it or the database broke a deadlock; then
+    Tried again (``retries`` times at most) when a generation the client
+    did not give moved under it or the database broke a deadlock; then
     ConcurrentUpdate.
     """
     for _attempt in range(retries + 1):
         try:
             with db.writer() as conn:
                 return operation(conn, *args)
-        except _ProviderConflict:
+        except _Retry:
             continue
         except sa.exc.DBAPIError as exc:
             if not resource_provider._is_deadlock(exc):

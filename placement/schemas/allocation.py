@@ -13,7 +13,9 @@
 
 MAX_INT = 2147483647
 _UUID = {'type': 'string', 'format': 'uuid'}
-_EXTERNAL_ID = {'type': 'string', 'minLength': 1, 'maxLength': 255}
+# No NUL: PostgreSQL cannot store it.
+_EXTERNAL_ID = {'type': 'string', 'minLength': 1, 'maxLength': 255,
+                'pattern': '^[^\\u0000]*$'}
 _CLASS_PATTERN = '^[A-Z0-9_]+$'
 
 CONSUMER_TYPE = {'type': 'string', 'pattern': _CLASS_PATTERN,

@@ -34,10 +34,10 @@ class InProcess:
     def __init__(self, app):
         self.app = app
 
-    def request(self, method, path, body=None):
+    def request(self, method, path, body=None, version='latest'):
         """``(status, decoded body or None)``."""
         headers = {'x-auth-token': 'admin', 'accept': 'application/json',
-                   'openstack-api-version': 'placement latest'}
+                   'openstack-api-version': f'placement {version}'}
         req = webob.Request.blank(path, method=method, headers=headers)
         if body is not None:
             req.content_type = 'application/json'
@@ -179,6 +179,25 @@ def test_one_consumer_generation_one_winner(in_process):
     assert body['consumer_generation'] == 2
     assert body['allocations'][rp_uuid]['resources'] == {
         'VCPU': winners[0]}
+
+
+def test_without_consumer_generations_every_writer_wins(in_process):
+    """Before 1.28 the server retries consumer conflicts: all succeed."""
+    rp_uuid = make_provider(in_process, {'VCPU': {'total': 100}})
+    consumer = str(uuid.uuid4())
+
+    def put(amount):
+        return in_process.request(
+            'PUT', f'/allocations/{consumer}',
+            {'allocations': claim(rp_uuid, {'VCPU': amount}),
+             'project_id': 'p', 'user_id': 'u'}, version='1.27')
+
+    results = in_parallel(put, range(1, 9), workers=8)
+    assert [status for status, _body in results] == [204] * 8, results
+    status, body = in_process.request('GET', f'/allocations/{consumer}')
+    assert body['consumer_generation'] == 8
+    assert usage(in_process, rp_uuid, 'VCPU') == (
+        body['allocations'][rp_uuid]['resources']['VCPU'])
 
 
 def test_new_consumer_created_twice_at_once(in_process):
