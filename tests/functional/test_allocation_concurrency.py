@@ -8,18 +8,17 @@ is present afterwards.
 """
 
 import concurrent.futures
-import json
 import random
 import uuid
 
 import pytest
 import requests
-import webob
 
 from placement import deploy
 from placement import policy
 from tests import database
 from tests.functional import server
+from tests.functional import test_inventory_in_use
 
 pytestmark = pytest.mark.db
 
@@ -32,23 +31,17 @@ class InProcess:
     """The WSGI application, called from many threads."""
 
     def __init__(self, app):
-        self.app = app
+        self.api = test_inventory_in_use.API(app, db=None)
 
     def request(self, method, path, body=None, version='latest'):
         """``(status, decoded body or None)``."""
-        headers = {'x-auth-token': 'admin', 'accept': 'application/json',
-                   'openstack-api-version': f'placement {version}'}
-        req = webob.Request.blank(path, method=method, headers=headers)
-        if body is not None:
-            req.content_type = 'application/json'
-            req.body = json.dumps(body).encode('utf-8')
-        response = req.get_response(self.app)
+        response = self.api.request(method, path, version, body)
         return response.status_int, (response.json if response.body
                                      else None)
 
 
 class OverHTTP:
-    """A placement-api server, one HTTP session per thread."""
+    """A placement-api server over HTTP."""
 
     def __init__(self, endpoint):
         self.endpoint = endpoint
