@@ -13,10 +13,12 @@ order, which every writer follows so that locks are taken in one order:
 5. the new allocations are inserted, and the consumers left without any
    are removed.
 
-Every writer of a provider's allocations or inventory swaps its
-generation, so a successful swap proves that the usage read in step 4 is
-the provider's usage now (on MySQL the read comes from the snapshot the
-generation came from; on PostgreSQL it is read under the row lock). A
+Every writer that adds allocations to a provider or changes its
+inventory swaps its generation, so a successful swap proves that the
+inventory and usage read in step 4 are current (on MySQL the read comes
+from the snapshot the generation came from; on PostgreSQL it is read
+under the row lock), except that allocations deleted since may still be
+counted, which can only refuse a claim, never over-allocate. A
 failed swap means another writer got there first: the whole transaction
 is rolled back and run again in a fresh one, which re-reads everything,
 up to ``[placement] allocation_conflict_retry_count`` times. Deadlocks
@@ -260,8 +262,8 @@ def claim(conn, requests):
                     {id_: name for name, id_ in class_ids.items()})
     if rows:
         conn.execute(sa.insert(ALLOC), rows)
-    consumer_obj.delete_unused(
-        conn, [request.uuid for request in requests])
+    consumer_obj.delete(conn, [request.uuid for request in requests
+                               if not request.allocations])
 
 
 def write_once(conn, requests):
@@ -307,7 +309,7 @@ def _delete_consumer(conn, uuid):
     if not _delete_allocations(conn, [uuid]):
         raise exception.NotFound(
             f'No allocations for consumer \'{uuid}\'')
-    consumer_obj.delete_unused(conn, [uuid])
+    consumer_obj.delete(conn, [uuid])
 
 
 def delete_consumer(db, uuid, retries):

@@ -24,7 +24,6 @@ CONSUMER = models.Consumer.__table__
 PROJECT = models.Project.__table__
 USER = models.User.__table__
 CONSUMER_TYPE = models.ConsumerType.__table__
-ALLOC = models.Allocation.__table__
 
 #: How consumers without a type are shown (and queried in usages).
 UNKNOWN_TYPE = 'unknown'
@@ -151,11 +150,12 @@ def write(conn, uuid, consumer, owner):
         raise _conflict(uuid)
 
 
-def delete_unused(conn, uuids):
-    """Remove the records of consumers ``uuids`` that have no allocations."""
-    if not uuids:
-        return
-    used = sa.select(ALLOC.c.consumer_id).where(
-        ALLOC.c.consumer_id.in_(sorted(uuids)))
-    conn.execute(sa.delete(CONSUMER).where(
-        CONSUMER.c.uuid.in_(sorted(uuids)), CONSUMER.c.uuid.not_in(used)))
+def delete(conn, uuids):
+    """Remove the records of consumers ``uuids`` (left without allocations).
+
+    By unique key only: a subquery on the allocations would share-lock
+    ranges of their index (MySQL) and deadlock with concurrent inserts.
+    """
+    if uuids:
+        conn.execute(sa.delete(CONSUMER).where(
+            CONSUMER.c.uuid.in_(sorted(uuids))))

@@ -225,7 +225,7 @@ def test_batches_in_different_orders(in_process):
             str(uuid.uuid4()): consumer_body({
                 rp_uuid: {'resources': {'VCPU': 1, 'MEMORY_MB': 64}}
                 for rp_uuid in order})
-            for _ in range(25)}
+            for _ in range(100)}
         status, body = in_process.request('POST', '/allocations', batch)
         return batch, status, body
 
