@@ -9,8 +9,11 @@ of providers or of combinations (see ARCHITECTURE.md, "Known traps"):
    with their roots; a resourceless group costs one query too. Sharing
    providers (MISC_SHARES_VIA_AGGREGATE) and the roots they are shared
    with (the roots of the providers in an aggregate with them) take two
-   more. The roots that can serve every slot are intersected in Python,
-   and ``root_required`` is one query on roots.
+   more. The roots that can serve every slot are intersected in Python;
+   the same queries flag which providers have the unsuffixed group's
+   required traits, so that roots whose providers cannot meet them
+   together are dropped before their trees are loaded; and
+   ``root_required`` is one query on roots.
 2. *Assembly*, lazily: the roots are walked in order (shuffled with
    ``randomize_allocation_candidates``), their trees loaded a batch at a
    time (:func:`_load_providers`, four queries per batch), and each tree
