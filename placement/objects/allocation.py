@@ -111,7 +111,7 @@ def _delete_allocations(conn, uuids):
     return bool(ids)
 
 
-def _write_consumer(conn, request, consumer):
+def _write_consumer(conn, request, consumer, owner_ids):
     """Write the consumer; before 1.28 a concurrent change is retried.
 
     Without a generation from the client the server used the one it
@@ -119,8 +119,12 @@ def _write_consumer(conn, request, consumer):
     a fresh transaction reads the new generation and succeeds, as the
     consumer generation spec says old microversions always do.
     """
+    if request.owner not in owner_ids:
+        owner_ids[request.owner] = consumer_obj.owner_ids(
+            conn, request.owner)
     try:
-        consumer_obj.write(conn, request.uuid, consumer, request.owner)
+        consumer_obj.write(conn, request.uuid, consumer, request.owner,
+                           owner_ids[request.owner])
     except exception.ConcurrentUpdate as exc:
         if request.check_generation:
             raise
@@ -136,13 +140,14 @@ def release(conn, requests):
     requests = sorted(requests, key=lambda request: request.uuid)
     consumers = consumer_obj.get_all(
         conn, [request.uuid for request in requests])
+    owner_ids = {}
     for request in requests:
         consumer = consumers.get(request.uuid)
         if request.check_generation:
             consumer_obj.check_generation(
                 request.uuid, consumer, request.generation)
         if consumer is not None or request.allocations:
-            _write_consumer(conn, request, consumer)
+            _write_consumer(conn, request, consumer, owner_ids)
     _delete_allocations(conn, [request.uuid for request in requests])
 
 

@@ -59,8 +59,11 @@ def _ensure(conn, table, column, value):
         return conn.scalar(_select(table, column, value, locking=True))
 
 
-def _owner_ids(conn, owner):
-    """``{column: id}`` of the consumer columns naming ``owner``."""
+def owner_ids(conn, owner):
+    """``{column: id}`` of the consumer columns naming ``owner``.
+
+    Creates the project, user and consumer type on first use.
+    """
     ids = {
         'project_id': _ensure(conn, PROJECT, PROJECT.c.external_id,
                               owner.project_id),
@@ -124,14 +127,15 @@ def _conflict(uuid):
         f'allocations were written; re-read it and retry.')
 
 
-def write(conn, uuid, consumer, owner):
+def write(conn, uuid, consumer, owner, known_ids=None):
     """Create the consumer, or bump its generation and set its owner.
 
     ``consumer`` is its row as read in this transaction (None: there was
-    none). ConcurrentUpdate when another transaction changed or created
-    it since.
+    none); ``known_ids`` the :func:`owner_ids` of ``owner`` if the caller
+    has them (a batch of consumers of one owner looks them up once).
+    ConcurrentUpdate when another transaction changed or created it since.
     """
-    values = _owner_ids(conn, owner)
+    values = known_ids or owner_ids(conn, owner)
     if consumer is None:
         # Generation 1, as upstream: created (0), then written (+1).
         try:
