@@ -152,7 +152,9 @@ class _Narrowing:
         for slot in self.slots:
             reachable = {root for _, root in self._reached(slot, slot.roots)}
             roots = reachable if roots is None else roots & reachable
-        roots = (roots or set()) & self._meeting_collective_traits()
+        roots = roots or set()
+        if self.collective:
+            roots &= self._meeting_collective_traits()
         if self.request.root_required or self.request.root_forbidden:
             roots &= self._roots_with_root_traits()
         return roots
