@@ -22,8 +22,10 @@ Reported per query: candidates returned, median and p90 client-side wall
 time of the full response, the peak of the summed RSS of the gunicorn
 master and workers (sampled from /proc every 50 ms while the query runs)
 and the workers' VmHWM (reset through /proc/PID/clear_refs before the
-query where the kernel allows it). The server, the database and the
-temporary directory are removed at the end, also on failure or Ctrl-C.
+query where the kernel allows it), and the machine's 1-minute load
+average after the query, which shows how much other work competed for
+the cores. The server, the database and the temporary directory are
+removed at the end, also on failure or Ctrl-C.
 """
 
 import argparse
@@ -383,7 +385,8 @@ def measure(http, server, name, query, args):
     return {'query': name, 'candidates': count_results(resp.json()),
             'median_ms': statistics.median(times),
             'p90_ms': percentile(times, 90), 'peak_rss_mb': peak,
-            'worker_hwm_mb': max(server.worker_peaks(), default=0.0)}
+            'worker_hwm_mb': max(server.worker_peaks(), default=0.0),
+            'load1': os.getloadavg()[0]}
 
 
 def flat_queries(member_of):
@@ -430,13 +433,13 @@ def run_phase(phase, args, http):
 
 def print_table(rows):
     header = (f'{"query":42} {"cands":>6} {"median ms":>10} {"p90 ms":>8} '
-              f'{"peak RSS MB":>12} {"worker HWM MB":>14}')
+              f'{"peak RSS MB":>12} {"worker HWM MB":>14} {"load":>5}')
     print(header)
     print('-' * len(header))
     for r in rows:
         print(f'{r["query"]:42} {r["candidates"]:>6} {r["median_ms"]:>10.1f}'
               f' {r["p90_ms"]:>8.1f} {r["peak_rss_mb"]:>12.0f}'
-              f' {r["worker_hwm_mb"]:>14.0f}')
+              f' {r["worker_hwm_mb"]:>14.0f} {r["load1"]:>5.1f}')
 
 
 def parse_args(argv):
