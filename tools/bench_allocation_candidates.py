@@ -427,8 +427,18 @@ def run_phase(phase, args, http):
             with running_server(conf, workdir, args, http) as server:
                 return [measure(http, server, name, query, args)
                         for name, query in queries(loaded)]
+    except Exception:
+        _print_log_tail(os.path.join(workdir, 'server.log'))
+        raise
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _print_log_tail(path, lines=60):
+    """Show why the server failed before its directory goes away."""
+    with contextlib.suppress(OSError), open(path) as f:
+        tail = f.readlines()[-lines:]
+        print(f'--- last lines of {path}:', *tail, sep='', file=sys.stderr)
 
 
 def print_table(rows):
