@@ -294,7 +294,7 @@ def run_retrying(db, retries, operation, *args):
         except _Retry:
             continue
         except sa.exc.DBAPIError as exc:
-            if not resource_provider._is_deadlock(exc):
+            if not resource_provider.is_deadlock(exc):
                 raise
     raise exception.ConcurrentUpdate(
         'Inventory and/or allocations changed while attempting to '

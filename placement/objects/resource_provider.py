@@ -132,11 +132,21 @@ def _lock_trees(conn, uuids):
     return {row.uuid: row for row in fresh}
 
 
-def _is_deadlock(exc):
-    """Whether the database gave up ``exc``'s statement in a deadlock."""
-    orig = getattr(exc, 'orig', None)
-    return (getattr(orig, 'pgcode', None) in _PG_RETRYABLE
-            or (getattr(orig, 'args', None) or [None])[0] in _MYSQL_RETRYABLE)
+def is_deadlock(exc):
+    """Whether the database gave up ``exc``'s transaction in a deadlock.
+
+    The exception chain is searched too: a deadlock inside a SAVEPOINT
+    rolls back the whole transaction on MySQL, and what surfaces is then
+    the failed ROLLBACK TO SAVEPOINT, with the deadlock as its context.
+    """
+    while exc is not None:
+        orig = getattr(exc, 'orig', None)
+        if (getattr(orig, 'pgcode', None) in _PG_RETRYABLE
+                or (getattr(orig, 'args', None) or [None])[0]
+                in _MYSQL_RETRYABLE):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 def write_tree(db, operation, *args, **kwargs):
@@ -153,7 +163,7 @@ def write_tree(db, operation, *args, **kwargs):
         except _TreeMoved:
             continue
         except sa.exc.DBAPIError as exc:
-            if not _is_deadlock(exc):
+            if not is_deadlock(exc):
                 raise
     raise exception.ConcurrentUpdate(
         'Resource provider trees were changed concurrently; retry.')
