@@ -1,9 +1,12 @@
-"""Fixtures of the functional tests: databases and configuration."""
+"""Fixtures of the functional tests: databases, configuration, the app."""
 
 import pytest
 
+from placement import deploy
+from placement import policy
 from placement.db import standard_data
 from tests import database
+from tests.functional import app
 from tests.functional import schema
 
 
@@ -37,3 +40,15 @@ def db(db_url):
     """A Database on :func:`db_url`, to arrange and inspect rows."""
     with schema.opened(db_url) as db:
         yield db
+
+
+@pytest.fixture
+def api(db_url):
+    """The whole WSGI stack on the emptied database, as an app.API."""
+    conf = database.make_conf(db_url, api__auth_strategy='noauth2')
+    db = deploy.prepare_database(conf)
+    try:
+        yield app.API(
+            deploy.build_stack(conf, db, policy.make_enforcer(conf)), db)
+    finally:
+        db.dispose()

@@ -17,8 +17,8 @@ import requests
 from placement import deploy
 from placement import policy
 from tests import database
+from tests.functional import app as app_client
 from tests.functional import server
-from tests.functional import test_inventory_in_use
 
 pytestmark = pytest.mark.db
 
@@ -31,7 +31,7 @@ class InProcess:
     """The WSGI application, called from many threads."""
 
     def __init__(self, app):
-        self.api = test_inventory_in_use.API(app, db=None)
+        self.api = app_client.API(app, db=None)
 
     def request(self, method, path, body=None, version='latest'):
         """``(status, decoded body or None)``."""

@@ -14,13 +14,9 @@ from 1.28 the request must say ``consumer_generation: null``.
 import pytest
 import sqlalchemy as sa
 
-from placement import deploy
-from placement import policy
 from placement.db import models
-from tests import database
 from tests.functional import legacy_data
-from tests.functional.test_inventory_in_use import API
-from tests.functional.test_inventory_in_use import assert_error
+from tests.functional.app import assert_error
 
 pytestmark = pytest.mark.db
 
@@ -30,18 +26,6 @@ INCOMPLETE = ('00000000-0000-0000-0000-000000000000',
               '000000000-0000-0000-0000-000000000000')
 OWNER = ('6f1e2d3c-4b5a-4968-8776-655443322110',
          '7a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d')
-
-
-@pytest.fixture
-def api(db_url):
-    """The application on the emptied database, and the database."""
-    conf = database.make_conf(db_url, api__auth_strategy='noauth2')
-    db = deploy.prepare_database(conf)
-    try:
-        yield API(deploy.build_stack(conf, db, policy.make_enforcer(conf)),
-                  db)
-    finally:
-        db.dispose()
 
 
 def _legacy_consumer(api):
