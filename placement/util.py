@@ -105,7 +105,6 @@ def empty_response(status=204, location=None):
     return response
 
 
-
 def raise_http(exc):
     """Re-raise an object-layer exception as its HTTP error."""
     raise exc.http_error(str(exc), comment=exc.code) from exc

@@ -4,11 +4,8 @@ Each request runs in one transaction that first finds the provider (404),
 then validates the body (400), then writes; any error rolls it all back.
 """
 
-import functools
-
 import webob.exc
 
-from placement import exception
 from placement import microversion
 from placement import util
 from placement import wsgi_wrapper
@@ -19,17 +16,6 @@ from placement.schemas import inventory as schema
 
 # The first microversion in which reserved may equal total.
 _RESERVED_MAY_EQUAL_TOTAL_MIN_VERSION = 26
-
-
-def _object_errors(handler):
-    """Turn object-layer exceptions into their HTTP errors."""
-    @functools.wraps(handler)
-    def wrapper(req):
-        try:
-            return handler(req)
-        except exception.PlacementError as exc:
-            util.raise_http(exc)
-    return wrapper
 
 
 def _check_capacity(req, uuid, class_name, inventory):
@@ -92,7 +78,7 @@ def _json_response(req, body, status, last_modified):
 
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
-@_object_errors
+@util.object_errors
 def list_inventories(req):
     context = req.environ['placement.context']
     context.can(policies.LIST)
@@ -106,7 +92,7 @@ def list_inventories(req):
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
 @util.require_content(util.JSON)
-@_object_errors
+@util.object_errors
 def set_inventories(req):
     """Replace all inventories of the provider."""
     context = req.environ['placement.context']
@@ -127,7 +113,7 @@ def set_inventories(req):
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
 @util.require_content(util.JSON)
-@_object_errors
+@util.object_errors
 def create_inventory(req):
     """Add the inventory of one class the provider has none of."""
     context = req.environ['placement.context']
@@ -149,7 +135,7 @@ def create_inventory(req):
 
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
-@_object_errors
+@util.object_errors
 def delete_inventories(req):
     """Delete all inventories of the provider (from 1.5)."""
     context = req.environ['placement.context']
@@ -163,7 +149,7 @@ def delete_inventories(req):
 
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
-@_object_errors
+@util.object_errors
 def get_inventory(req):
     context = req.environ['placement.context']
     context.can(policies.SHOW)
@@ -178,7 +164,7 @@ def get_inventory(req):
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
 @util.require_content(util.JSON)
-@_object_errors
+@util.object_errors
 def update_inventory(req):
     """Replace the existing inventory of one class."""
     context = req.environ['placement.context']
@@ -197,7 +183,7 @@ def update_inventory(req):
 
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
-@_object_errors
+@util.object_errors
 def delete_inventory(req):
     context = req.environ['placement.context']
     context.can(policies.DELETE)
