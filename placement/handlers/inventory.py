@@ -38,7 +38,7 @@ def _check_capacity(req, uuid, class_name, inventory):
             f"'{uuid}'. {problem}")
 
 
-def _inventory_from_body(req, uuid, class_name, fields):
+def inventory_from_body(req, uuid, class_name, fields):
     inventory = inventory_obj.Inventory.from_body(
         {name: value for name, value in fields.items()
          if name in schema.INVENTORY_FIELDS})
@@ -102,7 +102,7 @@ def set_inventories(req):
         provider = resource_provider.get_by_uuid(conn, uuid)
         data = util.extract_json(req.body, schema.PUT_INVENTORIES)
         inventories = {
-            name: _inventory_from_body(req, uuid, name, fields)
+            name: inventory_from_body(req, uuid, name, fields)
             for name, fields in data['inventories'].items()}
         generation = inventory_obj.replace_all(
             conn, provider, inventories, _generation(data))
@@ -123,7 +123,7 @@ def create_inventory(req):
         provider = resource_provider.get_by_uuid(conn, uuid)
         data = util.extract_json(req.body, schema.POST_INVENTORY)
         class_name = data['resource_class']
-        inventory = _inventory_from_body(req, uuid, class_name, data)
+        inventory = inventory_from_body(req, uuid, class_name, data)
         generation = inventory_obj.add(
             conn, provider, class_name, inventory, _generation(data))
         stored = inventory_obj.get_one(conn, provider, class_name)
@@ -174,7 +174,7 @@ def update_inventory(req):
     with context.db.writer() as conn:
         provider = resource_provider.get_by_uuid(conn, uuid)
         data = util.extract_json(req.body, schema.PUT_INVENTORY)
-        inventory = _inventory_from_body(req, uuid, class_name, data)
+        inventory = inventory_from_body(req, uuid, class_name, data)
         generation = inventory_obj.update(
             conn, provider, class_name, inventory, _generation(data))
         stored = inventory_obj.get_one(conn, provider, class_name)

@@ -17,7 +17,7 @@ def _inventories(req, data):
     """
     entries = allocation.unique_uuid_keys(data.items(), 'resource provider')
     return {
-        uuid: ({name: inventory._inventory_from_body(req, uuid, name, fields)
+        uuid: ({name: inventory.inventory_from_body(req, uuid, name, fields)
                 for name, fields in entry['inventories'].items()},
                entry['resource_provider_generation'])
         for uuid, entry in entries.items()}
