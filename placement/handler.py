@@ -1,11 +1,11 @@
 """The routing table: URL and method to handler, by microversion.
 
 ``ROUTE_DECLARATIONS`` maps each URL template to ``{method: Route}``, as
-upstream does: a method never declared for a URL is 405 with an ``Allow``
-header (the methods available at the request's microversion) whatever the
-microversion; a declared method requested at a microversion older than
-its route's is 404, the URL not existing yet, or 405 where the route says
-so (DELETE of all inventories before 1.5).
+upstream does: a method never declared for a URL is 405 whatever the
+microversion, with an ``Allow`` header naming every declared method; a
+declared method requested at a microversion older than its route's is
+404, the URL not existing yet, or 405 where the route says so (DELETE of
+all inventories before 1.5, allowing the methods of that microversion).
 """
 
 import dataclasses
@@ -125,6 +125,13 @@ class PlacementHandler:
         self._declarations = declarations or ROUTE_DECLARATIONS
         self._mapper = _make_mapper(self._declarations)
 
+    @staticmethod
+    def _available(methods, req):
+        """The methods of ``methods`` that exist at the request's version."""
+        version = microversion.of(req)
+        return sorted(method for method, route in methods.items()
+                      if version >= microversion.parse(route.min_version))
+
     @wsgi_wrapper.PlacementWsgify
     def __call__(self, req):
         match = self._mapper.match(environ=req.environ)
@@ -134,18 +141,17 @@ class PlacementHandler:
             raise webob.exc.HTTPNotFound(
                 f'The resource could not be found: {req.path_info}')
         methods = self._declarations[match.pop('route_path')]
-        version = microversion.of(req)
-        available = sorted(
-            method for method, route in methods.items()
-            if version >= microversion.parse(route.min_version))
         route = methods.get(req.method)
-        if route is not None and req.method not in available:
+        allow = sorted(methods)
+        if route is not None and (
+                microversion.of(req) < microversion.parse(route.min_version)):
             if route.too_early_status == 404:
                 raise webob.exc.HTTPNotFound(
                     f'The resource could not be found: {req.path_info}')
+            allow = self._available(methods, req)
             route = None
         if route is None:
-            allow = ', '.join(available)
+            allow = ', '.join(allow)
             raise webob.exc.HTTPMethodNotAllowed(
                 f'The method specified is not allowed for this resource. '
                 f'Allowed: {allow}', headers=[('Allow', allow)])
