@@ -43,12 +43,17 @@ def db(db_url):
 
 
 @pytest.fixture
-def api(db_url):
-    """The whole WSGI stack on the emptied database, as an app.API."""
+def wsgi_stack(db_url):
+    """``(application, Database)``: the whole stack (noauth2) on db_url."""
     conf = database.make_conf(db_url, api__auth_strategy='noauth2')
     db = deploy.prepare_database(conf)
     try:
-        yield app.API(
-            deploy.build_stack(conf, db, policy.make_enforcer(conf)), db)
+        yield deploy.build_stack(conf, db, policy.make_enforcer(conf)), db
     finally:
         db.dispose()
+
+
+@pytest.fixture
+def api(wsgi_stack):
+    """The whole WSGI stack on the emptied database, as an app.API."""
+    return app.API(*wsgi_stack)

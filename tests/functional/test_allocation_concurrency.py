@@ -14,9 +14,6 @@ import uuid
 import pytest
 import requests
 
-from placement import deploy
-from placement import policy
-from tests import database
 from tests.functional import app as app_client
 from tests.functional import server
 
@@ -56,14 +53,8 @@ class OverHTTP:
 
 
 @pytest.fixture
-def in_process(db_url):
-    conf = database.make_conf(db_url, api__auth_strategy='noauth2')
-    db = deploy.prepare_database(conf)
-    try:
-        yield InProcess(
-            deploy.build_stack(conf, db, policy.make_enforcer(conf)))
-    finally:
-        db.dispose()
+def in_process(wsgi_stack):
+    return InProcess(wsgi_stack[0])
 
 
 def make_provider(api, inventories):

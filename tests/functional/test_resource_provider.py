@@ -13,10 +13,7 @@ import pytest
 import sqlalchemy as sa
 import webob
 
-from placement import deploy
-from placement import policy
 from placement.db import models
-from tests import database
 
 pytestmark = pytest.mark.db
 
@@ -76,14 +73,8 @@ class Client:
 
 
 @pytest.fixture
-def client(db_url):
-    conf = database.make_conf(db_url, api__auth_strategy='noauth2')
-    db = deploy.prepare_database(conf)
-    try:
-        yield Client(
-            deploy.build_stack(conf, db, policy.make_enforcer(conf)), db)
-    finally:
-        db.dispose()
+def client(wsgi_stack):
+    return Client(*wsgi_stack)
 
 
 def test_resources_filter_subtracts_usage(client):
