@@ -6,15 +6,17 @@ server backends, holds the provider row locked for the rest of the
 transaction, so that the allocation checks below cannot race with
 allocation writers (which swap the same generation).
 
-Removing inventory that has allocations is refused (InventoryInUse).
-Lowering the capacity of an inventory below its current usage is allowed,
-as it is upstream: the provider is then over capacity, which is logged,
-and new allocations against it fail until usage drops.
+Removing inventory that has allocations, or shrinking an inventory's
+capacity below what is allocated from it, is refused (InventoryInUse, the
+"remove or shrink inventory that has capacity in use" of the error-code
+table). Upstream only logs a warning on a shrink; see README.rst.
+A change that does not lower the capacity (say max_unit) is allowed even
+on a provider that is already over capacity, so that such a provider can
+still be repaired by raising its capacity.
 """
 
 import dataclasses
 import datetime
-import logging
 
 import sqlalchemy as sa
 
@@ -22,8 +24,6 @@ from placement import exception
 from placement.db import models
 from placement.objects import resource_class
 from placement.objects import resource_provider
-
-LOG = logging.getLogger(__name__)
 
 INV = models.Inventory.__table__
 ALLOC = models.Allocation.__table__
@@ -138,17 +138,27 @@ def _insert(conn, provider_id, class_id, inventory):
 
 
 def _update(conn, provider, class_id, class_name, inventory):
-    """Overwrite a stored inventory; log when usage now exceeds it."""
+    """Overwrite a stored inventory; InventoryInUse if it shrinks below usage.
+
+    The stored record is read in the same transaction that the generation
+    swap has locked the provider in, so no allocation can slip in between
+    the check and the write.
+    """
+    stored = _inventory(conn.execute(
+        sa.select(INV).where(INV.c.resource_provider_id == provider.id,
+                             INV.c.resource_class_id == class_id)).one())
+    if inventory.capacity < stored.capacity:
+        used = _usage(conn, provider.id, [class_id]).get(class_id, 0)
+        if used > inventory.capacity:
+            raise exception.InventoryInUse(
+                f"Inventory for '{class_name}' on resource provider "
+                f"'{provider.uuid}' in use: {used} allocated, more than "
+                f"the new capacity {inventory.capacity:.15g}.")
     conn.execute(
         sa.update(INV)
         .where(INV.c.resource_provider_id == provider.id,
                INV.c.resource_class_id == class_id)
         .values(**inventory.values()))
-    used = _usage(conn, provider.id, [class_id]).get(class_id, 0)
-    if used > inventory.capacity:
-        LOG.warning('Resource provider %s is now over capacity for %s: '
-                    '%s used, capacity %s', provider.uuid, class_name,
-                    used, inventory.capacity)
 
 
 def replace_all(conn, provider, inventories, generation):
@@ -156,7 +166,7 @@ def replace_all(conn, provider, inventories, generation):
 
     The new provider generation; ConcurrentUpdate when ``generation`` is
     stale, BadRequest for an unknown class, InventoryInUse when a class
-    left out still has allocations.
+    left out still has allocations or a capacity shrinks below usage.
     """
     new_generation = resource_provider.increment_generation(
         conn, provider.id, generation)

@@ -230,3 +230,45 @@ def test_batches_in_different_orders(in_process):
     for rp_uuid in providers:
         assert set(provider_allocations(in_process, rp_uuid)) == written
         assert usage(in_process, rp_uuid, 'VCPU') == len(written)
+
+
+@pytest.mark.parametrize('round_', range(5))
+def test_shrink_races_a_claim(in_process, round_):
+    """A shrink and a claim that each fit alone: exactly one wins.
+
+    VCPU 10 with 6 used; shrinking to 7 fits, claiming 2 more fits, both
+    together would leave 8 used of 7. Whichever commits first, the other
+    sees it (stale generation, or capacity on the server-side retry) and
+    usage never ends above capacity.
+    """
+    rp_uuid = make_provider(in_process, {'VCPU': {'total': 10}})
+    status, body = in_process.request(
+        'PUT', f'/allocations/{uuid.uuid4()}',
+        consumer_body(claim(rp_uuid, {'VCPU': 6})))
+    assert status == 204, body
+    status, body = in_process.request(
+        'GET', f'/resource_providers/{rp_uuid}')
+    generation = body['generation']
+
+    def write(kind):
+        if kind == 'shrink':
+            return in_process.request(
+                'PUT', f'/resource_providers/{rp_uuid}/inventories/VCPU',
+                {'total': 7, 'resource_provider_generation': generation})
+        return in_process.request(
+            'PUT', f'/allocations/{uuid.uuid4()}',
+            consumer_body(claim(rp_uuid, {'VCPU': 2})))
+
+    results = dict(zip(['shrink', 'claim'],
+                       in_parallel(write, ['shrink', 'claim'], workers=2),
+                       strict=True))
+    won = {kind for kind, (status, _body) in results.items()
+           if status in (200, 204)}
+    assert len(won) == 1, results
+    for status, body in results.values():
+        assert_documented(status, body)
+    status, body = in_process.request(
+        'GET', f'/resource_providers/{rp_uuid}/inventories/VCPU')
+    assert body['total'] == (7 if won == {'shrink'} else 10)
+    assert usage(in_process, rp_uuid, 'VCPU') == (
+        6 if won == {'shrink'} else 8)

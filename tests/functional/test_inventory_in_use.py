@@ -5,7 +5,6 @@ and the inventory and usage API is driven through the whole WSGI stack.
 """
 
 import concurrent.futures
-import logging
 
 import pytest
 
@@ -20,6 +19,8 @@ RP = models.ResourceProvider.__table__
 RC = models.ResourceClass.__table__
 ALLOC = models.Allocation.__table__
 
+INVENTORY_DEFAULTS = {'reserved': 0, 'min_unit': 1, 'max_unit': 2147483647,
+                      'step_size': 1, 'allocation_ratio': 1.0}
 CONFLICT_VERSIONS = [('1.0', None), ('1.22', None), ('1.23', INUSE),
                      ('latest', INUSE)]
 
@@ -51,22 +52,36 @@ def test_put_inventories_keeping_allocated_class(api):
     assert response.json['resource_provider_generation'] == 2
 
 
-@pytest.mark.parametrize('version', ['1.0', 'latest'])
-def test_put_inventories_below_usage_is_over_capacity(api, caplog,
-                                                      version):
-    """Shrinking below usage is allowed, as upstream, and logged."""
+@pytest.mark.parametrize('version, code', CONFLICT_VERSIONS)
+def test_put_inventories_below_usage(api, version, code):
+    """Shrinking a capacity below what is allocated changes nothing."""
     rp_uuid = api.provider()
     api.allocate(rp_uuid, 'DISK_GB', 60)
-    caplog.set_level(logging.WARNING, logger='placement')
+    before = api.inventories(rp_uuid)
     response = api.request(
         'PUT', f'/resource_providers/{rp_uuid}/inventories', version,
-        {'inventories': {**INVENTORIES, 'DISK_GB': {'total': 50}},
+        {'inventories': {**INVENTORIES, 'DISK_GB': {'total': 59}},
          'resource_provider_generation': 1})
+    assert_error(response, 409, code)
+    assert 'DISK_GB' in response.json['errors'][0]['detail']
+    assert '60 allocated' in response.json['errors'][0]['detail']
+    assert api.inventories(rp_uuid) == before
+
+
+@pytest.mark.parametrize('change', [
+    {'total': 60}, {'total': 70, 'reserved': 10},
+    {'total': 100, 'allocation_ratio': 0.6}])
+def test_put_inventories_down_to_usage(api, change):
+    rp_uuid = api.provider()
+    api.allocate(rp_uuid, 'DISK_GB', 60)
+    response = api.request(
+        'PUT', f'/resource_providers/{rp_uuid}/inventories',
+        body={'inventories': {**INVENTORIES, 'DISK_GB': change},
+              'resource_provider_generation': 1})
     assert response.status_int == 200, response.text
-    assert response.json['inventories']['DISK_GB']['total'] == 50
-    assert 'over capacity' in caplog.text
-    usages = api.request('GET', f'/resource_providers/{rp_uuid}/usages')
-    assert usages.json['usages']['DISK_GB'] == 60
+    assert response.json['resource_provider_generation'] == 2
+    assert response.json['inventories']['DISK_GB'] == {
+        **INVENTORY_DEFAULTS, **change}
 
 
 @pytest.mark.parametrize('version, status, code', [
@@ -112,33 +127,63 @@ def test_delete_one_inventory_in_use(api, version, code):
         'VCPU', 'MEMORY_MB'}
 
 
-def test_update_one_inventory_below_usage(api, caplog):
+@pytest.mark.parametrize('version, code', CONFLICT_VERSIONS)
+@pytest.mark.parametrize('change', [
+    {'total': 4}, {'total': 8, 'reserved': 4},
+    {'total': 8, 'allocation_ratio': 1.0}])
+def test_update_one_inventory_below_usage(api, version, code, change):
+    """VCPU 8 at ratio 2.0 has capacity 16; 10 are allocated."""
     rp_uuid = api.provider()
     api.allocate(rp_uuid, 'VCPU', 10)
-    caplog.set_level(logging.WARNING, logger='placement')
+    before = api.inventories(rp_uuid)
     response = api.request(
-        'PUT', f'/resource_providers/{rp_uuid}/inventories/VCPU',
-        body={'total': 4, 'resource_provider_generation': 1})
-    assert response.status_int == 200, response.text
-    assert response.json['total'] == 4
-    assert response.json['allocation_ratio'] == 1.0
-    assert 'over capacity' in caplog.text
+        'PUT', f'/resource_providers/{rp_uuid}/inventories/VCPU', version,
+        {**change, 'resource_provider_generation': 1})
+    assert_error(response, 409, code)
+    assert 'VCPU' in response.json['errors'][0]['detail']
+    assert api.inventories(rp_uuid) == before
 
 
-@pytest.mark.parametrize('version, status', [('1.25', 400), ('1.26', 200),
-                                             ('latest', 200)])
-def test_reserve_everything_while_in_use(api, version, status):
+def test_provider_over_capacity_can_be_repaired(api):
+    """Rows written around the API left VCPU over capacity (20 > 16).
+
+    A change that keeps or raises the capacity is allowed even though
+    usage stays above it; only a further shrink is refused.
+    """
+    rp_uuid = api.provider()
+    api.allocate(rp_uuid, 'VCPU', 20)
+    path = f'/resource_providers/{rp_uuid}/inventories/VCPU'
+    steps = [({'total': 8, 'allocation_ratio': 2.0, 'max_unit': 4}, 200),
+             ({'total': 9, 'allocation_ratio': 2.0}, 200),
+             ({'total': 9, 'allocation_ratio': 1.5}, 409),
+             ({'total': 10, 'allocation_ratio': 2.0}, 200)]
+    generation = 1
+    for change, status in steps:
+        response = api.request(
+            'PUT', path, body={**change,
+                               'resource_provider_generation': generation})
+        assert response.status_int == status, (change, response.text)
+        if status == 200:
+            generation = response.json['resource_provider_generation']
+        else:
+            assert_error(response, 409, INUSE)
+    assert api.inventories(rp_uuid)['inventories']['VCPU']['total'] == 10
+
+
+@pytest.mark.parametrize('version, status, code', [
+    ('1.25', 400, 'placement.undefined_code'), ('1.26', 409, INUSE),
+    ('latest', 409, INUSE)])
+def test_reserve_everything_while_in_use(api, version, status, code):
+    """reserved == total is allowed from 1.26, but not over usage."""
     rp_uuid = api.provider()
     api.allocate(rp_uuid, 'VCPU', 3)
     response = api.request(
         'PUT', f'/resource_providers/{rp_uuid}/inventories/VCPU', version,
         {'total': 8, 'reserved': 8, 'resource_provider_generation': 1})
-    assert response.status_int == status, response.text
+    assert_error(response, status, code)
     if status == 400:
         assert 'reserved value is greater than or equal to total' in (
             response.json['errors'][0]['detail'])
-    else:
-        assert response.json['reserved'] == 8
 
 
 def test_usages_sum_allocations_per_class_with_inventory(api):
