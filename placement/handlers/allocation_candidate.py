@@ -253,6 +253,7 @@ def parse_request(req):
         root_forbidden=root_forbidden,
         same_subtree=same_subtree,
         nested=microversion.at_least(req, _NESTED),
+        mappings=microversion.at_least(req, _MAPPINGS),
     )
 
 
@@ -269,22 +270,6 @@ def _allocation_request(req, candidate):
     if microversion.at_least(req, _MAPPINGS):
         data['mappings'] = candidate.mappings
     return data
-
-
-def _distinct(candidates):
-    """The candidates with distinct allocations, first ones kept.
-
-    Before 1.34 the mappings are not shown, and two candidates that
-    differ only in which group each provider satisfies look the same.
-    """
-    seen = set()
-    for candidate in candidates:
-        key = frozenset(
-            (uuid, frozenset(resources.items()))
-            for uuid, resources in candidate.allocations.items())
-        if key not in seen:
-            seen.add(key)
-            yield candidate
 
 
 def _summary(req, summary, classes):
@@ -324,8 +309,6 @@ def _summaries(req, request, found, candidates):
 def render(req, request, found):
     """The response body for :class:`Candidates` ``found``."""
     candidates = found.candidates
-    if not microversion.at_least(req, _MAPPINGS):
-        candidates = list(_distinct(candidates))
     return {
         'allocation_requests': [
             _allocation_request(req, candidate) for candidate in candidates],

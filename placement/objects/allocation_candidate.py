@@ -399,7 +399,8 @@ def _rules(request):
         unsuffixed_required=_collective_traits(request),
         same_subtree=tuple(frozenset(suffixes)
                            for suffixes in request.same_subtree),
-        nested=request.nested)
+        nested=request.nested,
+        mappings=request.mappings)
 
 
 def _summary(provider):

@@ -63,6 +63,9 @@ class Rules:
     #: Sets of suffixes (frozensets) whose providers share a subtree.
     same_subtree: tuple = ()
     nested: bool = True
+    #: Candidates with the same allocations but other mappings are
+    #: distinct (1.34).
+    mappings: bool = True
 
 
 class _Choice:
@@ -186,10 +189,14 @@ def _candidate(slots, chosen, providers):
                                        mappings=mappings)
 
 
-def _key(candidate):
-    return frozenset((uuid, name, amount)
-                     for uuid, amounts in candidate.allocations.items()
-                     for name, amount in amounts.items())
+def _key(candidate, with_mappings):
+    allocations = frozenset((uuid, name, amount)
+                            for uuid, amounts in candidate.allocations.items()
+                            for name, amount in amounts.items())
+    if not with_mappings:
+        return allocations
+    return allocations, frozenset((suffix, tuple(uuids)) for suffix, uuids
+                                  in candidate.mappings.items())
 
 
 def candidates(root_id, slots, rules, providers, seen=None):
@@ -200,9 +207,11 @@ def candidates(root_id, slots, rules, providers, seen=None):
     for every option. A candidate must use a provider of the tree itself
     (one using only sharing providers of other trees is produced for the
     tree of those providers). Two ways of choosing that allocate the same
-    amounts on the same providers are one candidate (the first mapping
-    found is kept); ``seen`` holds the keys of the candidates already
-    yielded, and may be shared by the generators of several trees.
+    amounts on the same providers and map the groups to the same
+    providers are one candidate; without ``rules.mappings`` the first
+    mapping found is kept. ``seen`` holds the keys of the candidates
+    already yielded, and may be shared by the generators of several
+    trees.
     """
     checks = _Checks(slots, rules, providers)
     seen = set() if seen is None else seen
@@ -210,7 +219,7 @@ def candidates(root_id, slots, rules, providers, seen=None):
         if not any(providers[p].root_id == root_id for p in chosen):
             continue
         candidate = _candidate(slots, chosen, providers)
-        key = _key(candidate)
+        key = _key(candidate, rules.mappings)
         if key not in seen:
             seen.add(key)
             yield candidate

@@ -476,19 +476,32 @@ VIF_SUBTREE = (('_VIF1', '_VIF2', '_NIC_AFFINITY'),)
 
 
 def test_same_subtree_isolated(nic_tree):
+    """One allocation, mapped both ways round (1.34)."""
+    found = nic_tree.search(*VIFS, group_policy='isolate',
+                            same_subtree=VIF_SUBTREE)
+    assert [nic_tree.named(c) for c in found.candidates] == [
+        named(('PF1_1', {'SRIOV_NET_VF': 1}),
+              ('PF1_2', {'SRIOV_NET_VF': 1}))] * 2
+    assert sorted((nic_tree.names[c.mappings['_VIF1'][0]],
+                   nic_tree.names[c.mappings['_VIF2'][0]])
+                  for c in found.candidates) == [('PF1_1', 'PF1_2'),
+                                                 ('PF1_2', 'PF1_1')]
     assert nic_tree.allocations(
-        *VIFS, group_policy='isolate', same_subtree=VIF_SUBTREE) == [
-            named(('PF1_1', {'SRIOV_NET_VF': 1}),
-                  ('PF1_2', {'SRIOV_NET_VF': 1}))]
+        *VIFS, group_policy='isolate', same_subtree=VIF_SUBTREE,
+        mappings=False) == [named(('PF1_1', {'SRIOV_NET_VF': 1}),
+                                  ('PF1_2', {'SRIOV_NET_VF': 1}))]
 
 
 def test_same_subtree_not_isolated(nic_tree):
     assert nic_tree.allocations(
-        *VIFS, group_policy='none', same_subtree=VIF_SUBTREE) == sorted([
+        *VIFS, group_policy='none', same_subtree=VIF_SUBTREE,
+        mappings=False) == sorted([
             named(('PF1_1', {'SRIOV_NET_VF': 1}),
                   ('PF1_2', {'SRIOV_NET_VF': 1})),
             named(('PF1_1', {'SRIOV_NET_VF': 2})),
             named(('PF1_2', {'SRIOV_NET_VF': 2}))])
+    assert len(nic_tree.search(*VIFS, group_policy='none',
+                               same_subtree=VIF_SUBTREE).candidates) == 4
 
 
 @pytest.fixture

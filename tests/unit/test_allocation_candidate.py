@@ -46,16 +46,28 @@ VF1 = Slot('1', {'VF': 1}, (2, 3))
 VF2 = Slot('2', {'VF': 1}, (2, 3))
 
 
-def test_isolate_gives_each_group_its_own_provider_once():
+def test_isolate_gives_each_group_its_own_provider():
+    """The same allocations with the groups swapped are two candidates."""
     found = run(PFS, [VF1, VF2], isolate=True)
+    assert allocations(found) == [{'p2': {'VF': 1}, 'p3': {'VF': 1}}] * 2
+    assert [c.mappings for c in found] == [{'1': ['p2'], '2': ['p3']},
+                                           {'1': ['p3'], '2': ['p2']}]
+
+
+def test_without_mappings_the_first_mapping_is_kept():
+    """Before 1.34 mappings are not shown: one of the two is left."""
+    found = run(PFS, [VF1, VF2], isolate=True, mappings=False)
     assert allocations(found) == [{'p2': {'VF': 1}, 'p3': {'VF': 1}}]
     assert found[0].mappings == {'1': ['p2'], '2': ['p3']}
 
 
 def test_without_isolation_amounts_on_one_provider_are_summed():
-    assert allocations(run(PFS, [VF1, VF2])) == [
+    assert allocations(run(PFS, [VF1, VF2], mappings=False)) == [
         {'p2': {'VF': 2}}, {'p2': {'VF': 1}, 'p3': {'VF': 1}},
         {'p3': {'VF': 2}}]
+    assert [c.mappings for c in run(PFS, [VF1, VF2])] == [
+        {'1': ['p2'], '2': ['p2']}, {'1': ['p2'], '2': ['p3']},
+        {'1': ['p3'], '2': ['p2']}, {'1': ['p3'], '2': ['p3']}]
 
 
 def test_summed_amounts_must_fit():
@@ -83,8 +95,23 @@ def test_same_subtree_needs_an_ancestor_of_the_others():
              Slot('_B', {'VF': 1}, (3, 4, 5))]
     found = run(providers, slots, isolate=True,
                 same_subtree=(frozenset({'_NUMA', '_A', '_B'}),))
-    assert allocations(found) == [{'p4': {'VF': 1}, 'p5': {'VF': 1}}]
-    assert found[0].mappings['_NUMA'] == ['p2']
+    assert allocations(found) == [{'p4': {'VF': 1}, 'p5': {'VF': 1}}] * 2
+    assert [c.mappings for c in found] == [
+        {'_NUMA': ['p2'], '_A': ['p4'], '_B': ['p5']},
+        {'_NUMA': ['p2'], '_A': ['p5'], '_B': ['p4']}]
+
+
+def test_resourceless_group_mapped_elsewhere_is_another_candidate():
+    """The same allocation with the resourceless group on either child
+    of its provider."""
+    providers = tree((2, 1), (3, 1))
+    slots = [Slot('_CN', {'VF': 1}, (1,)), Slot('_NUMA', {}, (2, 3))]
+    found = run(providers, slots,
+                same_subtree=(frozenset({'_CN', '_NUMA'}),))
+    assert allocations(found) == [{'p1': {'VF': 1}}] * 2
+    assert [c.mappings['_NUMA'] for c in found] == [['p2'], ['p3']]
+    assert len(run(providers, slots, mappings=False,
+                   same_subtree=(frozenset({'_CN', '_NUMA'}),))) == 1
 
 
 def test_same_subtree_may_be_one_provider_without_isolation():

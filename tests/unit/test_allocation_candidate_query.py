@@ -51,7 +51,13 @@ def test_resources():
     request = parse('resources=VCPU:1,MEMORY_MB:512', '1.10')
     assert request == cr.CandidateRequest(
         groups=(cr.RequestGroup(resources={'VCPU': 1, 'MEMORY_MB': 512}),),
-        nested=False)
+        nested=False, mappings=False)
+
+
+@pytest.mark.parametrize('version, mappings', [
+    ('1.33', False), ('1.34', True), ('1.39', True)])
+def test_mappings_switch(version, mappings):
+    assert parse('resources=VCPU:1', version).mappings is mappings
 
 
 @pytest.mark.parametrize('query', [
@@ -423,16 +429,6 @@ def test_render_keeps_the_engine_order():
     requests = render('1.12', [other, CANDIDATE])['allocation_requests']
     assert [list(r['allocations']) for r in requests] == [
         [SHARING], [ROOT, SHARING]]
-
-
-def test_render_same_allocations_other_mappings():
-    """Before 1.34 the two look the same: one is shown."""
-    swapped = cr.Candidate(allocations=CANDIDATE.allocations,
-                           mappings={'1': [SHARING], '2': [ROOT]})
-    assert len(render('1.33', [CANDIDATE, swapped])[
-        'allocation_requests']) == 1
-    assert len(render('1.34', [CANDIDATE, swapped])[
-        'allocation_requests']) == 2
 
 
 def test_render_nothing():
