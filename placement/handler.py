@@ -111,6 +111,18 @@ ROUTE_DECLARATIONS = {
 }
 
 
+def _not_found(req):
+    """404 naming the path; bytes that are not UTF-8 show as U+FFFD."""
+    raw = req.environ['PATH_INFO']
+    try:
+        path = raw.encode('latin-1').decode('utf-8', 'replace')
+    except UnicodeEncodeError:
+        # Not a WSGI "bytes as latin-1" string (some in-process clients
+        # give decoded text): show it as it is.
+        path = raw
+    return webob.exc.HTTPNotFound(f'The resource could not be found: {path}')
+
+
 def _make_mapper(declarations):
     mapper = routes.Mapper()
     for path in declarations:
@@ -138,16 +150,14 @@ class PlacementHandler:
         # routes' patterns end in ``$``, which also matches before a final
         # newline: /traits/X%0A would otherwise be served as /traits/X.
         if match is None or req.environ['PATH_INFO'].endswith('\n'):
-            raise webob.exc.HTTPNotFound(
-                f'The resource could not be found: {req.path_info}')
+            raise _not_found(req)
         methods = self._declarations[match.pop('route_path')]
         route = methods.get(req.method)
         allow = sorted(methods)
         if route is not None and (
                 microversion.of(req) < microversion.parse(route.min_version)):
             if route.too_early_status == 404:
-                raise webob.exc.HTTPNotFound(
-                    f'The resource could not be found: {req.path_info}')
+                raise _not_found(req)
             allow = self._available(methods, req)
             route = None
         if route is None:
