@@ -16,6 +16,9 @@ JSON = 'application/json'
 # Microversion from which GET responses carry Last-Modified/Cache-Control.
 _LAST_MODIFIED_MIN_VERSION = 15
 _FORMAT_CHECKER = jsonschema.FormatChecker()
+# Far deeper than any request body (POST /reshaper's go 7 levels deep):
+# the schema validator and its messages recurse over what they are given.
+_MAX_JSON_DEPTH = 32
 
 
 def check_accept(*types):
@@ -55,6 +58,24 @@ def _reject_constant(name):
     raise ValueError(f'{name} is not a valid JSON value')
 
 
+def _nested_deeper_than(data, limit):
+    """Whether arrays or objects in ``data`` nest more than ``limit`` deep.
+
+    Iterative: the point is to refuse what recursion cannot handle.
+    """
+    pending = [(data, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if isinstance(value, dict):
+            value = list(value.values())
+        if not isinstance(value, list):
+            continue
+        if depth > limit:
+            return True
+        pending.extend((item, depth + 1) for item in value)
+    return False
+
+
 def extract_json(body, schema):
     """The decoded JSON ``body``, validated against ``schema``; else 400.
 
@@ -63,10 +84,17 @@ def extract_json(body, schema):
     milliseconds): the service's schemas are checked by its unit tests.
     The error reported is the one ``jsonschema.validate`` would pick.
     """
+    too_deep = webob.exc.HTTPBadRequest(
+        f'Malformed JSON: arrays and objects nested deeper than '
+        f'{_MAX_JSON_DEPTH} levels')
     try:
         data = json.loads(body, parse_constant=_reject_constant)
     except ValueError as exc:
         raise webob.exc.HTTPBadRequest(f'Malformed JSON: {exc}')
+    except RecursionError:
+        raise too_deep
+    if _nested_deeper_than(data, _MAX_JSON_DEPTH):
+        raise too_deep
     validator = jsonschema.Draft202012Validator(
         schema, format_checker=_FORMAT_CHECKER)
     error = jsonschema.exceptions.best_match(validator.iter_errors(data))

@@ -174,6 +174,24 @@ def test_non_json_constants_are_400(constant):
     assert 'Malformed JSON' in stack.error_of(response)['detail']
 
 
+@pytest.mark.parametrize('body', [
+    b'{"name": ' + b'[' * 33 + b']' * 33 + b'}',
+    b'{"name": ' + b'{"a": ' * 600 + b'1' + b'}' * 601,
+    b'[' * 100000,
+])
+def test_json_nested_too_deep_is_400(body):
+    response = _post(body)
+    assert response.status_code == 400
+    assert 'nested deeper than 32 levels' in stack.error_of(
+        response)['detail']
+
+
+def test_json_nested_32_deep_is_validated():
+    response = _post(b'{"name": ' + b'[' * 31 + b']' * 31 + b'}')
+    assert response.status_code == 400
+    assert "is not of type 'string'" in stack.error_of(response)['detail']
+
+
 @pytest.mark.parametrize('body, complaint', [
     (b'{}', "'name' is a required property"),
     (b'{"name": 1}', "1 is not of type 'string'"),
