@@ -13,8 +13,9 @@
 
 MAX_INT = 2147483647
 _UUID = {'type': 'string', 'format': 'uuid'}
-# No NUL: PostgreSQL cannot store it.
-_EXTERNAL_ID = {'type': 'string', 'minLength': 1, 'maxLength': 255,
+# A project or user id of the identity service; no NUL: PostgreSQL
+# cannot store it.
+EXTERNAL_ID = {'type': 'string', 'minLength': 1, 'maxLength': 255,
                 'pattern': '^[^\\u0000]*$'}
 _CLASS_PATTERN = '^[A-Z0-9_]+$'
 
@@ -77,7 +78,7 @@ def _dict_allocations(min_providers):
 def _owner(minor, properties, required):
     """Add the consumer fields of microversion ``minor``."""
     if minor >= 8:
-        properties.update(project_id=_EXTERNAL_ID, user_id=_EXTERNAL_ID)
+        properties.update(project_id=EXTERNAL_ID, user_id=EXTERNAL_ID)
         required.extend(['project_id', 'user_id'])
     if minor >= 28:
         properties['consumer_generation'] = CONSUMER_GENERATION

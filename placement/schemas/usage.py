@@ -1,7 +1,6 @@
 """Schemas of the values of the GET /usages query parameters."""
 
-# Project and user ids are the identity service's, stored as given.
-EXTERNAL_ID = {'type': 'string', 'minLength': 1, 'maxLength': 255}
+from placement.schemas import allocation
 
 # From 1.38: a consumer type name, or ``all`` (every consumer under one
 # key) or ``unknown`` (the consumers without a type). ``\Z``: in Python's
@@ -13,7 +12,8 @@ CONSUMER_TYPE_FILTER = {
 }
 
 QUERY_VALUES = {
-    'project_id': EXTERNAL_ID,
-    'user_id': EXTERNAL_ID,
+    # As in allocation bodies: no NUL, which PostgreSQL cannot compare.
+    'project_id': allocation.EXTERNAL_ID,
+    'user_id': allocation.EXTERNAL_ID,
     'consumer_type': CONSUMER_TYPE_FILTER,
 }
