@@ -34,7 +34,10 @@ def get_all(conn, name_in=None, prefix=None, associated=None):
         name_in = set(filter(name_table.storable, name_in))
         query = query.where(TRAIT.c.name.in_(name_in))
     if prefix is not None:
-        if not name_table.storable(prefix):
+        # No name is longer than its column, and SQLite refuses LIKE
+        # patterns of more than 50,000 bytes.
+        if not name_table.storable(prefix) or (
+                len(prefix) > TRAIT.c.name.type.length):
             return []
         query = query.where(TRAIT.c.name.startswith(prefix, autoescape=True))
     if associated is not None:
