@@ -41,6 +41,13 @@ def query_uuid(name, value):
     return uuid
 
 
+def _distinct(groups):
+    """``groups`` without repeats, in order: each becomes one condition
+    of the query, and a repeat (``required=A,A,...``) asks nothing more.
+    """
+    return tuple(dict.fromkeys(groups))
+
+
 def parse_member_of(req, values, name='member_of'):
     """``(groups, forbidden)`` from the ``member_of`` values.
 
@@ -67,7 +74,7 @@ def parse_member_of(req, values, name='member_of'):
             forbidden |= canonical
         else:
             groups.append(frozenset(canonical))
-    return tuple(groups), frozenset(forbidden)
+    return _distinct(groups), frozenset(forbidden)
 
 
 def parse_required(req, values, name='required'):
@@ -102,7 +109,7 @@ def parse_required(req, values, name='required'):
                 forbidden.add(trait[1:])
             else:
                 groups.append(frozenset([trait]))
-    return tuple(groups), frozenset(forbidden)
+    return _distinct(groups), frozenset(forbidden)
 
 
 def parse_resources(value, name='resources'):
