@@ -128,11 +128,20 @@ class Database:
             yield conn
 
     @contextlib.contextmanager
-    def writer(self):
-        """A read-write transaction, committed when the block succeeds."""
+    def writer(self, read_committed=False):
+        """A read-write transaction, committed when the block succeeds.
+
+        ``read_committed``: each statement reads what has committed before
+        it, not the snapshot of the transaction's first read, and locking
+        reads take no gap locks, unlike MySQL's default REPEATABLE READ.
+        It is PostgreSQL's default; SQLite runs one writer at a time.
+        """
         with self.engine.connect() as conn:
             if self.backend == 'sqlite':
                 conn = conn.execution_options(sqlite_begin='IMMEDIATE')
+            elif read_committed:
+                conn = conn.execution_options(
+                    isolation_level='READ COMMITTED')
             with conn.begin():
                 yield conn
 

@@ -12,6 +12,12 @@ concurrent moves cannot build a loop, and a child cannot be created under
 a provider that is being moved or deleted with a stale root. They run
 through :func:`write_tree`, which starts them again when a tree moved
 before its lock was granted.
+
+Those transactions read committed data: once the root locks are held,
+plain reads of the trees are current, as no one else can change them.
+Locking reads of a whole tree, under MySQL's REPEATABLE READ, would also
+lock the rows and gaps their scan passes, those of other trees too, and
+deadlock with the writers of those trees.
 """
 
 import uuid as uuidlib
@@ -115,18 +121,20 @@ class _TreeMoved(Exception):
 def _lock_trees(conn, uuids):
     """Lock the trees of the providers ``uuids``; ``{uuid: row}``.
 
-    The rows are read after the locks are held; unknown uuids are absent.
-    Raises _TreeMoved when a provider changed trees before we got the
-    lock: the caller must roll back (releasing it) and start again, as
-    locking the new root now could deadlock with a holder of that root.
+    The rows are read again, locked, after the roots are; unknown uuids
+    are absent. Raises _TreeMoved when a provider changed trees before we
+    got the lock: the caller must roll back (releasing it) and start
+    again, as locking the new root now could deadlock with a holder of
+    that root. Rows are locked by primary key, in id order: a locking
+    read by uuid may scan (and lock) the rows of other trees on MySQL.
     """
     rows = conn.execute(sa.select(RP).where(RP.c.uuid.in_(uuids))).all()
     roots = sorted({_root_id(row) for row in rows})
     conn.execute(sa.select(RP.c.id).where(RP.c.id.in_(roots))
                  .order_by(RP.c.id).with_for_update()).all()
     fresh = conn.execute(
-        sa.select(RP).where(RP.c.uuid.in_(uuids)).order_by(RP.c.id)
-        .with_for_update()).all()
+        sa.select(RP).where(RP.c.id.in_([row.id for row in rows]))
+        .order_by(RP.c.id).with_for_update()).all()
     if not {_root_id(row) for row in fresh} <= set(roots):
         raise _TreeMoved()
     return {row.uuid: row for row in fresh}
@@ -158,7 +166,7 @@ def write_tree(db, operation, *args, **kwargs):
     """
     for _attempt in range(_TREE_WRITE_ATTEMPTS):
         try:
-            with db.writer() as conn:
+            with db.writer(read_committed=True) as conn:
                 return operation(conn, *args, **kwargs)
         except _TreeMoved:
             continue
@@ -172,14 +180,13 @@ def write_tree(db, operation, *args, **kwargs):
 def _subtree_ids(conn, provider):
     """Ids of ``provider`` and all its descendants.
 
-    One read of the provider's whole tree (locked by the caller), walked
-    in Python.
+    One plain read of the provider's whole tree, whose root the caller
+    holds locked, walked in Python.
     """
     children = {}
     for row in conn.execute(
             sa.select(RP.c.id, RP.c.parent_provider_id)
-            .where(RP.c.root_provider_id == _root_id(provider))
-            .with_for_update()):
+            .where(RP.c.root_provider_id == _root_id(provider))):
         children.setdefault(row.parent_provider_id, []).append(row.id)
     subtree, pending = set(), [provider.id]
     while pending:
@@ -316,15 +323,14 @@ def _move(conn, uuid, parent_uuid, allow_reparenting):
     return provider
 
 
-def _locked_exists(conn, column, provider_id):
-    """Whether a row refers to the provider; such rows are share-locked.
+def _referred(conn, column, provider_id):
+    """Whether a row refers to the provider through ``column``.
 
-    A locking read sees what committed before our locks were granted,
-    which a plain read of an older snapshot (MySQL) might not.
+    A plain read sees all such rows: their writers hold a lock that we
+    hold now (a child's creator the root's, an allocation writer the
+    provider's) until they commit, and we read committed data.
     """
-    return conn.execute(
-        sa.select(column).where(column == provider_id).limit(1)
-        .with_for_update(read=True)).first() is not None
+    return conn.scalar(sa.select(sa.exists().where(column == provider_id)))
 
 
 def delete(conn, uuid):
@@ -336,14 +342,14 @@ def delete(conn, uuid):
     provider = _lock_trees(conn, [canonical]).get(canonical)
     if provider is None:
         raise _not_found(uuid)
-    if _locked_exists(conn, RP.c.parent_provider_id, provider.id):
+    if _referred(conn, RP.c.parent_provider_id, provider.id):
         raise exception.CannotDeleteParentProvider(
             f'Unable to delete parent resource provider {uuid}: It has '
             f'child resource providers.')
     in_use = exception.ProviderInUse(
         f'Unable to delete resource provider {uuid}: Resource provider '
         f'has allocations.')
-    if _locked_exists(conn, _ALLOC.c.resource_provider_id, provider.id):
+    if _referred(conn, _ALLOC.c.resource_provider_id, provider.id):
         raise in_use
     for table in (_INV, _RP_AGG, _RP_TRAIT):
         conn.execute(sa.delete(table).where(
