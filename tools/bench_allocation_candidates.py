@@ -378,8 +378,11 @@ def measure(http, server, name, query, args):
     sampler.start()
     try:
         for _ in range(args.warmups):
-            _, resp = fetch()
-        times = [fetch()[0] for _ in range(args.repetitions)]
+            fetch()
+        times = []
+        for _ in range(args.repetitions):
+            elapsed, resp = fetch()
+            times.append(elapsed)
     finally:
         peak = sampler.stop()
     return {'query': name, 'candidates': count_results(resp.json()),
