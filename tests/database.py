@@ -64,13 +64,14 @@ def _remove_sqlite_files(path):
             os.unlink(name)
 
 
-def new_empty_database_url():
+def new_empty_database_url(server_url=None):
     """A new database without any table on the test backend.
 
     For tests of ``db sync`` and start-up migration; it is dropped when
-    the test process exits.
+    the test process exits. ``server_url`` names another backend than
+    the environment's (an empty string: SQLite).
     """
-    server = backend_url()
+    server = backend_url() if server_url is None else server_url
     return (_create_server_database(server) if server
             else _create_sqlite_database())
 

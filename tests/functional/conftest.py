@@ -2,8 +2,6 @@
 
 import pytest
 
-from placement import deploy
-from placement import policy
 from placement.db import standard_data
 from tests import database
 from tests.functional import app
@@ -45,10 +43,9 @@ def db(db_url):
 @pytest.fixture
 def wsgi_stack(db_url):
     """``(application, Database)``: the whole stack (noauth2) on db_url."""
-    conf = database.make_conf(db_url, api__auth_strategy='noauth2')
-    db = deploy.prepare_database(conf)
+    application, db = app.build_stack(db_url)
     try:
-        yield deploy.build_stack(conf, db, policy.make_enforcer(conf)), db
+        yield application, db
     finally:
         db.dispose()
 
