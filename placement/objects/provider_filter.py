@@ -59,6 +59,40 @@ def has_any_trait(provider_id, trait_ids):
         _RP_TRAIT.c.trait_id.in_(trait_ids))
 
 
+def in_every_aggregate(provider_id, aggregate_uuids):
+    """Condition: provider ``provider_id`` is in all of the aggregates.
+
+    One subquery however many they are, unlike one
+    :func:`in_any_aggregate` each: SQLite nests at most 1,000 conditions,
+    and PostgreSQL plans each EXISTS as a join (seconds for a hundred).
+    """
+    return provider_id.in_(
+        sa.select(_RP_AGG.c.resource_provider_id)
+        .join(_AGG, _AGG.c.id == _RP_AGG.c.aggregate_id)
+        .where(_AGG.c.uuid.in_(aggregate_uuids))
+        .group_by(_RP_AGG.c.resource_provider_id)
+        .having(sa.func.count() == len(aggregate_uuids)))
+
+
+def has_every_trait(provider_id, trait_ids):
+    """Condition: provider ``provider_id`` has all of the traits.
+
+    One subquery, for the reasons of :func:`in_every_aggregate`.
+    """
+    return provider_id.in_(
+        sa.select(_RP_TRAIT.c.resource_provider_id)
+        .where(_RP_TRAIT.c.trait_id.in_(trait_ids))
+        .group_by(_RP_TRAIT.c.resource_provider_id)
+        .having(sa.func.count() == len(trait_ids)))
+
+
+def _each_of(groups):
+    """``(the members of the groups of one, the larger groups)``."""
+    single = {member for group in groups if len(group) == 1
+              for member in group}
+    return single, [group for group in groups if len(group) > 1]
+
+
 def with_capacity(class_id, amount):
     """Ids of the providers that can serve ``amount`` of a class now.
 
@@ -82,8 +116,10 @@ def with_capacity(class_id, amount):
 
 
 def _aggregate_conditions(filters):
-    conditions = [in_any_aggregate(RP.c.id, group)
-                  for group in filters.member_of]
+    single, any_of = _each_of(filters.member_of)
+    conditions = [in_any_aggregate(RP.c.id, group) for group in any_of]
+    if single:
+        conditions.append(in_every_aggregate(RP.c.id, sorted(single)))
     if filters.forbidden_aggregates:
         conditions.append(
             ~in_any_aggregate(RP.c.id, filters.forbidden_aggregates))
@@ -93,8 +129,12 @@ def _aggregate_conditions(filters):
 def _trait_conditions(conn, filters):
     names = set(filters.forbidden_traits).union(*filters.required_traits)
     ids = trait.ids_by_name(conn, names)
+    single, any_of = _each_of(filters.required_traits)
     conditions = [has_any_trait(RP.c.id, [ids[name] for name in group])
-                  for group in filters.required_traits]
+                  for group in any_of]
+    if single:
+        conditions.append(
+            has_every_trait(RP.c.id, sorted(ids[name] for name in single)))
     if filters.forbidden_traits:
         conditions.append(~has_any_trait(
             RP.c.id, [ids[name] for name in filters.forbidden_traits]))

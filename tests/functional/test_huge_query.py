@@ -49,3 +49,18 @@ def test_a_filter_repeated_is_the_filter_once(api, provider, path, once):
     response = api.request('GET', f'{path}{separator}{REPEATED[once]}')
     assert response.status_int == 200, response.text
     assert response.json == expected.json
+
+
+def _distinct_uuids(count):
+    return [f'00000000-0000-4000-8000-{index:012d}' for index in range(count)]
+
+
+@pytest.mark.parametrize('count, found', [(0, True), (1500, False)])
+def test_many_aggregates_to_be_in(api, provider, count, found):
+    """1,500 member_of, one aggregate each: one condition, not 1,500."""
+    query = '&'.join(f'member_of={uuid}'
+                     for uuid in [AGGREGATE, *_distinct_uuids(count)])
+    response = api.request('GET', f'/resource_providers?{query}')
+    assert response.status_int == 200, response.text
+    uuids = [rp['uuid'] for rp in response.json['resource_providers']]
+    assert uuids == ([provider] if found else [])
