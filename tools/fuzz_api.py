@@ -545,6 +545,17 @@ class BodyMutator(Mutator):
         return [(path, value) for path, value in json_slots(document)
                 if isinstance(value, dict)]
 
+    def _key_of_an_object(self, rng, request):
+        """``(document, path, object, key)``: a key of a non-empty object
+        of the body, chosen at random; None if the body has none."""
+        document = self._document(request)
+        objects = [(path, value) for path, value in self._objects(document)
+                   if value]
+        if not objects:
+            return None
+        path, value = rng.choice(objects)
+        return document, path, value, rng.choice(list(value))
+
     def add_key(self, rng, request):
         document = self._document(request)
         objects = self._objects(document)
@@ -557,25 +568,19 @@ class BodyMutator(Mutator):
         return f'body.add_key {_path_text(path)}'
 
     def drop_key(self, rng, request):
-        document = self._document(request)
-        objects = [(path, value) for path, value in self._objects(document)
-                   if value]
-        if not objects:
+        picked = self._key_of_an_object(rng, request)
+        if picked is None:
             return self.replace(rng, request)
-        path, value = rng.choice(objects)
-        key = rng.choice(list(value))
+        document, path, value, key = picked
         reduced = {name: item for name, item in value.items() if name != key}
         request.body = serialize(_replaced(document, path, reduced), rng)
         return f'body.drop_key {_path_text((*path, key))}'
 
     def rename_key(self, rng, request):
-        document = self._document(request)
-        objects = [(path, value) for path, value in self._objects(document)
-                   if value]
-        if not objects:
+        picked = self._key_of_an_object(rng, request)
+        if picked is None:
             return self.replace(rng, request)
-        path, value = rng.choice(objects)
-        key = rng.choice(list(value))
+        document, path, value, key = picked
         new_key = rng.choice(key_junk(self.world))
         renamed = {(new_key if name == key else name): item
                    for name, item in value.items()}
@@ -589,13 +594,10 @@ class BodyMutator(Mutator):
         return f'body.top_level {type(value).__name__}'
 
     def duplicate_key(self, rng, request):
-        document = self._document(request)
-        objects = [(path, value) for path, value in self._objects(document)
-                   if value]
-        if not objects:
+        picked = self._key_of_an_object(rng, request)
+        if picked is None:
             return self.replace(rng, request)
-        path, value = rng.choice(objects)
-        key = rng.choice(list(value))
+        document, path, value, key = picked
         twice = {**value, '\x02': rng.choice(json_junk(self.world)[:20])}
         body = serialize(_replaced(document, path, twice), rng)
         request.body = body.replace(b'"\\u0002"', json.dumps(key).encode())
