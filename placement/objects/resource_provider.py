@@ -97,11 +97,14 @@ def increment_generation(conn, provider_id, expected_generation):
     Raises ConcurrentUpdate when the provider's generation is no longer
     ``expected_generation`` (another writer got there first).
     """
+    # The successor is the database's, of a row that matched: sent as a
+    # value, that of 2147483647 is out of PostgreSQL's integer range even
+    # when no row matches.
     result = conn.execute(
         sa.update(RP)
         .where(RP.c.id == provider_id,
                RP.c.generation == expected_generation)
-        .values(generation=expected_generation + 1))
+        .values(generation=RP.c.generation + 1))
     if result.rowcount != 1:
         raise exception.ConcurrentUpdate(
             'resource provider generation conflict: another process '
