@@ -25,9 +25,11 @@ html_theme = 'alabaster'
 html_theme_options = {
     'description': 'OpenStack Placement API, independently implemented',
     'fixed_sidebar': True,
+    'show_powered_by': False,
 }
 html_sidebars = {
     '**': ['about.html', 'navigation.html', 'searchbox.html'],
 }
 html_static_path = []
 html_last_updated_fmt = None
+html_show_sphinx = False
