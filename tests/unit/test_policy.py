@@ -9,14 +9,20 @@ which is what is expected here. Who may do what per persona is proved
 through the API by ``gabbits/policy-personas*.yaml``.
 """
 
+import os
+
 import pytest
 import webob.exc
+from oslo_config import cfg
+from oslo_policy import generator
 
 from placement import context as placement_context
 from placement import policies
 from placement import policy
 from placement.conf import loading
 
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
 ADMIN_OR_SERVICE = 'rule:admin_or_service_api'
 PROJECT = ['project']
 RP = '/resource_providers/{uuid}'
@@ -300,3 +306,20 @@ def test_policy_file_does_not_change_the_scope_types(tmp_path):
 def test_policy_file_can_open_a_rule_to_everyone(tmp_path):
     conf = _conf(tmp_path, f'"{CREATE_RP}": "@"\n')
     assert _allowed(_context(conf, [], 'project-a'), CREATE_RP)
+
+
+# The sample policy file
+
+
+def test_sample_generator_writes_every_default(tmp_path):
+    output = tmp_path / 'policy.yaml.sample'
+    conf = cfg.ConfigOpts()
+    generator.generate_sample(args=[
+        '--config-file',
+        os.path.join(REPO, 'etc', 'placement', 'policy-generator.conf'),
+        '--output-file', str(output)], conf=conf)
+    sample = output.read_text()
+    for name, (check_str, _scope_types, _operations) in EXPECTED.items():
+        assert f'#"{name}": "{check_str}"' in sample
+    assert 'system_scope' not in sample
+    assert sample.count('# Intended scope(s): project') == len(EXPECTED) - 1
