@@ -103,96 +103,82 @@ def _request(method, url, status, data=None):
     return request
 
 
-def _empty_allocations():
-    return _allocations({})
-
-
 def _allocations(allocations):
     return {'allocations': allocations, 'consumer_generation': None,
             'project_id': PROJECT, 'user_id': 'u1',
             'consumer_type': 'INSTANCE'}
 
 
-# rule: persona -> the request that exercises it, and the status of a
-# persona the rule lets through. Writes that would change what another
-# request reads either use the persona's own name or miss their target.
+def _new_provider(persona):
+    return {'name': f'policy {persona}'}
+
+
+def _new_class(persona):
+    return {'name': f'{CLASS}_{_slug(persona)}'}
+
+
+# rule: (method, URL, the status of a persona the rule lets through,
+# body or a function of the persona that makes it). Writes that would
+# change what another request reads either name something after the
+# persona or miss their target.
 REQUESTS = {
-    'placement:resource_providers:list': lambda persona: _request(
-        'GET', '/resource_providers', 200),
-    'placement:resource_providers:create': lambda persona: _request(
-        'POST', '/resource_providers', 200,
-        {'name': f'policy {persona}'}),
-    'placement:resource_providers:show': lambda persona: _request(
-        'GET', RP, 200),
-    'placement:resource_providers:update': lambda persona: _request(
+    'placement:resource_providers:list': ('GET', '/resource_providers', 200),
+    'placement:resource_providers:create': (
+        'POST', '/resource_providers', 200, _new_provider),
+    'placement:resource_providers:show': ('GET', RP, 200),
+    'placement:resource_providers:update': (
         'PUT', RP, 200, {'name': 'policy'}),
-    'placement:resource_providers:delete': lambda persona: _request(
-        'DELETE', MISSING_RP, 404),
-    'placement:resource_classes:list': lambda persona: _request(
-        'GET', '/resource_classes', 200),
-    'placement:resource_classes:create': lambda persona: _request(
-        'POST', '/resource_classes', 201,
-        {'name': f'{CLASS}_{_slug(persona)}'}),
-    'placement:resource_classes:show': lambda persona: _request(
+    'placement:resource_providers:delete': ('DELETE', MISSING_RP, 404),
+    'placement:resource_classes:list': ('GET', '/resource_classes', 200),
+    'placement:resource_classes:create': (
+        'POST', '/resource_classes', 201, _new_class),
+    'placement:resource_classes:show': (
         'GET', f'/resource_classes/{CLASS}', 200),
-    'placement:resource_classes:update': lambda persona: _request(
+    'placement:resource_classes:update': (
         'PUT', f'/resource_classes/{CLASS}', 204),
-    'placement:resource_classes:delete': lambda persona: _request(
+    'placement:resource_classes:delete': (
         'DELETE', '/resource_classes/CUSTOM_MISSING', 404),
-    'placement:resource_providers:inventories:list': lambda persona: _request(
+    'placement:resource_providers:inventories:list': (
         'GET', f'{RP}/inventories', 200),
     'placement:resource_providers:inventories:create': (
-        lambda persona: _request(
-            'POST', f'{MISSING_RP}/inventories', 404,
-            {'resource_class': 'DISK_GB', 'total': 10})),
-    'placement:resource_providers:inventories:show': lambda persona: _request(
+        'POST', f'{MISSING_RP}/inventories', 404,
+        {'resource_class': 'DISK_GB', 'total': 10}),
+    'placement:resource_providers:inventories:show': (
         'GET', f'{RP}/inventories/VCPU', 200),
     'placement:resource_providers:inventories:update': (
-        lambda persona: _request(
-            'PUT', f'{MISSING_RP}/inventories/VCPU', 404,
-            {'resource_provider_generation': 0, 'total': 8})),
+        'PUT', f'{MISSING_RP}/inventories/VCPU', 404,
+        {'resource_provider_generation': 0, 'total': 8}),
     'placement:resource_providers:inventories:delete': (
-        lambda persona: _request(
-            'DELETE', f'{MISSING_RP}/inventories/VCPU', 404)),
-    'placement:resource_providers:aggregates:list': lambda persona: _request(
+        'DELETE', f'{MISSING_RP}/inventories/VCPU', 404),
+    'placement:resource_providers:aggregates:list': (
         'GET', f'{RP}/aggregates', 200),
     'placement:resource_providers:aggregates:update': (
-        lambda persona: _request(
-            'PUT', f'{MISSING_RP}/aggregates', 404,
-            {'aggregates': [], 'resource_provider_generation': 0})),
-    'placement:resource_providers:usages': lambda persona: _request(
-        'GET', f'{RP}/usages', 200),
-    'placement:usages': lambda persona: _request(
-        'GET', f'/usages?project_id={PROJECT}', 200),
-    'placement:traits:list': lambda persona: _request(
-        'GET', '/traits', 200),
-    'placement:traits:show': lambda persona: _request(
-        'GET', f'/traits/{TRAIT}', 204),
-    'placement:traits:update': lambda persona: _request(
-        'PUT', f'/traits/{TRAIT}', 204),
-    'placement:traits:delete': lambda persona: _request(
-        'DELETE', '/traits/CUSTOM_MISSING', 404),
-    'placement:resource_providers:traits:list': lambda persona: _request(
-        'GET', f'{RP}/traits', 200),
-    'placement:resource_providers:traits:update': lambda persona: _request(
+        'PUT', f'{MISSING_RP}/aggregates', 404,
+        {'aggregates': [], 'resource_provider_generation': 0}),
+    'placement:resource_providers:usages': ('GET', f'{RP}/usages', 200),
+    'placement:usages': ('GET', f'/usages?project_id={PROJECT}', 200),
+    'placement:traits:list': ('GET', '/traits', 200),
+    'placement:traits:show': ('GET', f'/traits/{TRAIT}', 204),
+    'placement:traits:update': ('PUT', f'/traits/{TRAIT}', 204),
+    'placement:traits:delete': ('DELETE', '/traits/CUSTOM_MISSING', 404),
+    'placement:resource_providers:traits:list': ('GET', f'{RP}/traits', 200),
+    'placement:resource_providers:traits:update': (
         'PUT', f'{MISSING_RP}/traits', 404,
         {'traits': [], 'resource_provider_generation': 0}),
-    'placement:resource_providers:traits:delete': lambda persona: _request(
+    'placement:resource_providers:traits:delete': (
         'DELETE', f'{MISSING_RP}/traits', 404),
-    'placement:allocations:manage': lambda persona: _request(
-        'POST', '/allocations', 204,
-        {EMPTY_CONSUMER: _empty_allocations()}),
-    'placement:allocations:list': lambda persona: _request(
-        'GET', f'/allocations/{CONSUMER}', 200),
-    'placement:allocations:update': lambda persona: _request(
-        'PUT', f'/allocations/{EMPTY_CONSUMER}', 204, _empty_allocations()),
-    'placement:allocations:delete': lambda persona: _request(
+    'placement:allocations:manage': (
+        'POST', '/allocations', 204, {EMPTY_CONSUMER: _allocations({})}),
+    'placement:allocations:list': ('GET', f'/allocations/{CONSUMER}', 200),
+    'placement:allocations:update': (
+        'PUT', f'/allocations/{EMPTY_CONSUMER}', 204, _allocations({})),
+    'placement:allocations:delete': (
         'DELETE', f'/allocations/{EMPTY_CONSUMER}', 404),
     'placement:resource_providers:allocations:list': (
-        lambda persona: _request('GET', f'{RP}/allocations', 200)),
-    'placement:allocation_candidates:list': lambda persona: _request(
+        'GET', f'{RP}/allocations', 200),
+    'placement:allocation_candidates:list': (
         'GET', '/allocation_candidates?resources=VCPU:1', 200),
-    'placement:reshaper:reshape': lambda persona: _request(
+    'placement:reshaper:reshape': (
         'POST', '/reshaper', 400,
         {'inventories': {MISSING: {'resource_provider_generation': 0,
                                    'inventories': {}}},
@@ -249,7 +235,9 @@ def _allowed(value):
 
 
 def _test(rule, persona, allowed):
-    request = REQUESTS[rule](persona)
+    method, url, status, *data = REQUESTS[rule]
+    data = [body(persona) if callable(body) else body for body in data]
+    request = _request(method, url, status, *data)
     verdict = 'may' if allowed else 'may not'
     test = {'name': f'{persona} {verdict} {rule}',
             'request_headers': PERSONAS[persona], **request}
