@@ -146,7 +146,9 @@ class PlacementHandler:
 
     @wsgi_wrapper.PlacementWsgify
     def __call__(self, req):
-        match = self._mapper.match(environ=req.environ)
+        # Mounted under a prefix, the prefix alone (empty PATH_INFO) is
+        # the version document that clients discover versions from.
+        match = self._mapper.match(req.path_info or '/', environ=req.environ)
         # routes' patterns end in ``$``, which also matches before a final
         # newline: /traits/X%0A would otherwise be served as /traits/X.
         if match is None or req.environ['PATH_INFO'].endswith('\n'):
