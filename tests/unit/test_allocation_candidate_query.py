@@ -276,11 +276,6 @@ def test_granular_given_twice_the_last_counts():
         errors.DEFAULT)
 
 
-def test_root_required_given_twice():
-    assert error_code('resources=VCPU:1&root_required=A&root_required=B') == (
-        errors.ILLEGAL_DUPLICATE_QUERYPARAM)
-
-
 def test_granular_repeated_member_of_and_required():
     query = (f'resources1=VCPU:1&member_of1={AGG1}&member_of1={AGG2}'
              '&required1=A&required1=in:B,C')
