@@ -200,12 +200,14 @@ def add(conn, provider, class_name, inventory, generation=None):
 
 
 def update(conn, provider, class_name, inventory, generation):
-    """Replace the existing inventory of one class; BadRequest if none."""
+    """Replace the existing inventory of one class; BadRequest if none
+    (or if there is no such class)."""
     new_generation = resource_provider.increment_generation(
         conn, provider.id, generation)
     stored = {name: id_ for id_, name in
               _stored_class_ids(conn, provider.id).items()}
     if class_name not in stored:
+        resource_class.ids_by_name(conn, [class_name])
         raise exception.BadRequest(
             f'No inventory of class {class_name} found for resource '
             f'provider {provider.uuid}.')

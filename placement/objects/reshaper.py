@@ -36,7 +36,8 @@ def _providers(conn, uuids):
     missing = sorted(set(uuids) - {row.uuid for row in rows})
     if missing:
         raise exception.ResourceProviderNotFound(
-            f'Resource provider {missing[0]} in inventories not found.')
+            f'Resource provider {missing[0]} in inventories not found: No '
+            f'resource provider with uuid {missing[0]} found.')
     return rows
 
 
