@@ -7,6 +7,7 @@ import jsonschema
 import webob
 import webob.exc
 from oslo_utils import timeutils
+from oslo_utils import uuidutils
 
 from placement import errors
 from placement import exception
@@ -16,6 +17,17 @@ JSON = 'application/json'
 # Microversion from which GET responses carry Last-Modified/Cache-Control.
 _LAST_MODIFIED_MIN_VERSION = 15
 _FORMAT_CHECKER = jsonschema.FormatChecker()
+
+
+@_FORMAT_CHECKER.checks('uuid')
+def _uuid_like(value):
+    """OpenStack's "uuid-like": also without dashes, upper case, in
+    braces or as a ``urn:uuid:``; the object layer stores the canonical
+    form.
+    """
+    return not isinstance(value, str) or uuidutils.is_uuid_like(value)
+
+
 # Far deeper than any request body (POST /reshaper's go 7 levels deep):
 # the schema validator and its messages recurse over what they are given.
 _MAX_JSON_DEPTH = 32

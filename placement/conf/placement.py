@@ -32,8 +32,9 @@ doesn't provide.
 """),
     cfg.StrOpt(
         'incomplete_consumer_user_id',
-        # The documented default really has nine leading zeros.
-        default='000000000-0000-0000-0000-000000000000',
+        # Upstream's default; the reference's nine leading zeros are a
+        # typo.
+        default='00000000-0000-0000-0000-000000000000',
         help="""
 Early API microversions (<1.8) allowed creating allocations and not specifying
 a project or user identifier for the consumer. In cleaning up the data
