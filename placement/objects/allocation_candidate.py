@@ -21,8 +21,8 @@ of providers or of combinations (see ARCHITECTURE.md, "Known traps"):
    ``depth-first`` exhausts a tree before the next; ``breadth-first``
    takes one candidate from each tree in turn. Everything stops at the
    limit.
-3. *Summaries* of the trees (and sharing providers) of the candidates
-   returned, from the data already loaded.
+3. *Summaries* of the trees of the candidates returned and of the
+   trees of their sharing providers, from the data already loaded.
 """
 
 import collections
@@ -319,10 +319,13 @@ class _Trees:
         self.narrowing = narrowing
         self.rules = _rules(narrowing.request)
         self.by_root = collections.defaultdict(list)
-        sharing = narrowing.sharing.intersection(narrowing.anchors)
         self.providers = {}
         self.by_uuid = {}
-        self._remember(_load_providers(conn, RP.c.id.in_(sharing), sharing))
+        sharing = narrowing.sharing.intersection(narrowing.anchors)
+        self._remember(_load_providers(conn, _ROOT_ID.in_(
+            sa.select(_ROOT_ID).where(RP.c.id.in_(sharing)))))
+        #: The trees of sharing providers, loaded first and once.
+        self.sharing_roots = set(self.by_root)
         self.shared_with = collections.defaultdict(list)
         for provider_id, roots in sorted(narrowing.anchors.items()):
             for root in roots:
@@ -344,16 +347,15 @@ class _Trees:
                     seen)
 
     def _load(self, roots):
-        loaded = _load_providers(self.conn,
-                                 RP.c.root_provider_id.in_(roots),
-                                 self.narrowing.sharing)
-        self._remember(loaded)
+        roots = [root for root in roots if root not in self.sharing_roots]
+        if roots:
+            self._remember(_load_providers(self.conn, _ROOT_ID.in_(roots)))
+
+    def _remember(self, loaded):
+        self.providers.update(loaded)
+        self.by_uuid.update((p.uuid, p) for p in loaded.values())
         for provider in sorted(loaded.values(), key=lambda p: p.id):
             self.by_root[provider.root_id].append(provider)
-
-    def _remember(self, providers):
-        self.providers.update(providers)
-        self.by_uuid.update((p.uuid, p) for p in providers.values())
 
     def _slots(self, root):
         """The slots of the request for the tree of ``root``: unsuffixed
@@ -371,14 +373,15 @@ class _Trees:
 
     def summaries(self, chosen):
         """Summaries of every provider of the trees of ``chosen`` and of
-        the sharing providers they use."""
+        the trees of the sharing providers they use."""
         involved = {}
         for root, candidate in chosen:
-            for provider in self.by_root[root]:
-                involved[provider.uuid] = provider
-            for uuids in candidate.mappings.values():
-                for uuid in uuids:
-                    involved.setdefault(uuid, self.by_uuid[uuid])
+            roots = [root] + [self.by_uuid[uuid].root_id
+                              for uuids in candidate.mappings.values()
+                              for uuid in uuids]
+            for tree_root in dict.fromkeys(roots):
+                for provider in self.by_root[tree_root]:
+                    involved[provider.uuid] = provider
         return {uuid: _summary(provider)
                 for uuid, provider in involved.items()}
 
@@ -408,12 +411,12 @@ def _summary(provider):
         uuid=provider.uuid,
         parent_provider_uuid=provider.parent_uuid,
         root_provider_uuid=provider.root_uuid,
-        resources={name: (capacity, used) for name, (capacity, used, _)
-                   in provider.inventories.items()},
-        traits=tuple(sorted(provider.traits)))
+        resources={name: inventory[:2]
+                   for name, inventory in provider.inventories.items()},
+        traits=provider.traits)
 
 
-def _load_providers(conn, condition, sharing):
+def _load_providers(conn, condition):
     """``{id: candidate_tree.Provider}`` for the providers matching
     ``condition`` (on ``RP``), in four queries."""
     parent = RP.alias('parent')
@@ -434,13 +437,12 @@ def _load_providers(conn, condition, sharing):
             id=row[0], uuid=row[1], parent_id=row[2], root_id=row[3],
             parent_uuid=row[4], root_uuid=row[5],
             inventories=inventories.get(row[0], {}),
-            traits=frozenset(traits.get(row[0], ())),
-            sharing=row[0] in sharing)
+            traits=tuple(traits.get(row[0], ())))
         for row in rows}
 
 
 def _inventories(conn, condition):
-    """``{provider id: {class: (capacity, used, free)}}``.
+    """``{provider id: {class: (capacity, used, free, max_unit)}}``.
 
     Inventories and usages are read apart and joined here: each query is
     a plain indexed one, where a join on a grouped subquery is not.
@@ -458,26 +460,28 @@ def _inventories(conn, condition):
     rows = conn.execute(
         sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
                   _RC.c.name, _INV.c.total, _INV.c.reserved,
-                  _INV.c.allocation_ratio)
+                  _INV.c.allocation_ratio, _INV.c.max_unit)
         .join(RP, RP.c.id == _INV.c.resource_provider_id)
         .join(_RC, _RC.c.id == _INV.c.resource_class_id)
         .where(condition))
     inventories = collections.defaultdict(dict)
-    for provider_id, class_id, name, total, reserved, ratio in rows:
+    for provider_id, class_id, name, total, reserved, ratio, max_unit in rows:
         limit = (total - reserved) * ratio
         used_now = used[provider_id, class_id]
         inventories[provider_id][name] = (int(limit), used_now,
-                                          limit - used_now)
+                                          limit - used_now, max_unit)
     return inventories
 
 
 def _traits(conn, condition):
-    """``{provider id: [trait name]}``."""
+    """``{provider id: [trait name]}``, in the order the traits were
+    created (as upstream lists them)."""
     rows = conn.execute(
         sa.select(_RP_TRAIT.c.resource_provider_id, _TRAIT.c.name)
         .join(RP, RP.c.id == _RP_TRAIT.c.resource_provider_id)
         .join(_TRAIT, _TRAIT.c.id == _RP_TRAIT.c.trait_id)
-        .where(condition))
+        .where(condition)
+        .order_by(_TRAIT.c.id))
     traits = collections.defaultdict(list)
     for provider_id, name in rows:
         traits[provider_id].append(name)

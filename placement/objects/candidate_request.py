@@ -83,7 +83,7 @@ class ProviderSummary:
     #: ``{resource class name: (capacity, used)}`` for every inventory of
     #: the provider; capacity is ``int((total - reserved) * ratio)``.
     resources: dict
-    #: Sorted trait names of the provider.
+    #: Trait names of the provider, in the order the traits were created.
     traits: tuple
 
 
