@@ -9,6 +9,7 @@ switches; the handler renders that for the request's microversion.
 """
 
 import dataclasses
+import typing
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,9 +63,8 @@ class CandidateRequest:
     mappings: bool = True
 
 
-@dataclasses.dataclass(frozen=True)
-class Candidate:
-    """One allocation request."""
+class Candidate(typing.NamedTuple):
+    """One allocation request (a tuple: thousands are built at once)."""
 
     #: ``{provider uuid: {resource class name: amount}}``.
     allocations: dict
@@ -73,8 +73,7 @@ class Candidate:
     mappings: dict
 
 
-@dataclasses.dataclass(frozen=True)
-class ProviderSummary:
+class ProviderSummary(typing.NamedTuple):
     """A provider of a tree that the candidates involve."""
 
     uuid: str

@@ -20,12 +20,12 @@ and that a candidate uses the tree it is built for.
 
 import collections
 import dataclasses
+import typing
 
 from placement.objects import candidate_request
 
 
-@dataclasses.dataclass(frozen=True)
-class Provider:
+class Provider(typing.NamedTuple):
     """What assembly and summaries need to know of one provider."""
 
     id: int

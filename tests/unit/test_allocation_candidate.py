@@ -1,6 +1,5 @@
 """Assembly of allocation candidates, without a database."""
 
-import dataclasses
 import itertools
 
 from placement.objects import allocation_candidate
@@ -78,9 +77,7 @@ def test_summed_amounts_must_fit():
 
 def test_summed_amounts_must_fit_max_unit():
     providers = tree((2, 1), capacity=4)
-    limited = dataclasses.replace(providers[2],
-                                  inventories={'VF': (4, 0, 4.0, 1)})
-    providers[2] = limited
+    providers[2] = providers[2]._replace(inventories={'VF': (4, 0, 4.0, 1)})
     assert run(providers, [Slot('1', {'VF': 1}, (2,)),
                            Slot('2', {'VF': 1}, (2,))]) == []
 
@@ -88,8 +85,8 @@ def test_summed_amounts_must_fit_max_unit():
 def test_not_nested_takes_from_one_provider_of_a_sharing_tree():
     """Before 1.29 two sharing providers of one tree do not combine."""
     providers = tree(sharing=(8,))
-    providers[9] = dataclasses.replace(providers[8], id=9, uuid='p9',
-                                       parent_id=8, parent_uuid='p8')
+    providers[9] = providers[8]._replace(id=9, uuid='p9', parent_id=8,
+                                         parent_uuid='p8')
     slots = [Slot('', {'VF': 1}, (1,)), Slot('', {'DISK': 1}, (8,)),
              Slot('1', {'VF': 1}, (9,))]
     assert allocations(run(providers, slots, nested=False)) == []
