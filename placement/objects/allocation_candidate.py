@@ -99,14 +99,17 @@ def _windows(conn, limit, randomize):
     if limit is None:
         yield None, None
         return
-    lowest, highest = conn.execute(
-        sa.select(sa.func.min(RP.c.id), sa.func.max(RP.c.id))
-        .where(RP.c.parent_provider_id.is_(None))).one()
-    if lowest is None:
-        return
-    start = random.randint(lowest, highest) if randomize else lowest
+    passes = [(0, None)]    # ids start at 1
+    if randomize:
+        lowest, highest = conn.execute(
+            sa.select(sa.func.min(RP.c.id), sa.func.max(RP.c.id))
+            .where(RP.c.parent_provider_id.is_(None))).one()
+        if lowest is None:
+            return
+        start = random.randint(lowest, highest)
+        passes = [(start - 1, None), (lowest - 1, start - 1)]
     size = max(limit, FIRST_WINDOW)
-    for after, until in ((start - 1, None), (lowest - 1, start - 1)):
+    for after, until in passes:
         while until is None or after < until:
             last = conn.scalar(
                 sa.select(RP.c.id)
