@@ -1,9 +1,9 @@
-"""Benchmark GET /allocation_candidates against a real placement-api server.
+"""Benchmark the scheduler's reads against a real placement-api server.
 
     .venv/bin/python tools/bench_allocation_candidates.py [--db mysql]
         [--database-url URL] [--workers 2] [--repetitions 30]
-        [--providers 10000] [--trees 500] [--phase flat --phase nested]
-        [--json FILE]
+        [--size small|large|xlarge] [--providers N] [--trees N]
+        [--phase flat --phase nested] [--json FILE]
 
 Each phase gets a throw-away database on the chosen server (``--db``
 mysql, postgresql or sqlite; ``--database-url`` names another server URL
@@ -18,11 +18,15 @@ that neither query sees the other set's providers: the flat query
 ``resources=VCPU:1,MEMORY_MB:512`` would otherwise also be answered by
 the NUMA nodes of the nested trees.
 
-Reported per query: candidates returned, median and p90 client-side wall
-time of the full response, the peak of the summed RSS of the gunicorn
-master and workers (sampled from /proc every 50 ms while the query runs)
-and the workers' VmHWM (reset through /proc/PID/clear_refs before the
-query where the kernel allows it), and the machine's 1-minute load
+Reported per query (GET /allocation_candidates and GET
+/resource_providers): results returned, median and p90 client-side wall
+time of the full response, the medians of the server's own split of its
+time into SQL, JSON serialisation and the rest (the ``Server-Timing``
+header of ``[placement] debug_timing``, which the benchmark turns on),
+the peak of the summed RSS of the gunicorn master and workers (sampled
+from /proc every 50 ms while the query runs) and the workers' VmHWM
+(reset through /proc/PID/clear_refs before the query where the kernel
+allows it), and the machine's 1-minute load
 average after the query, which shows how much other work competed for
 the cores. The server, the database and the temporary directory are
 removed at the end, also on failure or Ctrl-C.
@@ -542,7 +546,9 @@ def main(argv=None):
                                timeout=urllib3.Timeout(total=600))
     rows = []
     for phase in args.phase:
-        rows += run_phase(phase, args, http)
+        measured = run_phase(phase, args, http)
+        print_table(measured)   # now: the next phase may take long
+        rows += measured
     print_table(rows)
     if args.json:
         with open(args.json, 'w') as f:
