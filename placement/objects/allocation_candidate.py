@@ -3,8 +3,15 @@
 The cost must follow the number of candidates asked for, not the number
 of providers or of combinations (see ARCHITECTURE.md, "Known traps"):
 
+0. *Windows* (:func:`_windows`): with a limit, the roots are searched a
+   window of ids at a time (the first as large as the limit, each next
+   twice as large; from a random root with
+   ``randomize_allocation_candidates``), and the steps below run per
+   window until the limit is met, so that the rows read follow the limit
+   rather than the cloud. Without a limit one window holds every root.
 1. *Narrowing* (:class:`_Narrowing`): one set-based query per request
-   group and resource class finds the providers that can serve it alone
+   group and resource class finds the providers of the window (and the
+   sharing providers anywhere) that can serve it alone
    (capacity, min/max/step, the group's traits and aggregates, in_tree),
    with their roots; a resourceless group costs one query too. Sharing
    providers (MISC_SHARES_VIA_AGGREGATE) and the roots they are shared
@@ -14,8 +21,8 @@ of providers or of combinations (see ARCHITECTURE.md, "Known traps"):
    required traits, so that roots whose providers cannot meet them
    together are dropped before their trees are loaded; and
    ``root_required`` is one query on roots.
-2. *Assembly*, lazily: the roots are walked in order (shuffled with
-   ``randomize_allocation_candidates``), their trees loaded a batch at a
+2. *Assembly*, lazily: the roots of a window are walked in order
+   (shuffled when randomised), their trees loaded a batch at a
    time (:func:`_load_providers`, four queries per batch), and each tree
    yields its candidates through :func:`candidate_tree.candidates`.
    ``depth-first`` exhausts a tree before the next; ``breadth-first``
