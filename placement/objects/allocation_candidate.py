@@ -77,8 +77,9 @@ def get_candidates(conn, request, conf):
     randomize = conf.placement.randomize_allocation_candidates
     narrowing = _Narrowing(conn, request)
     trees = _Trees(conn, narrowing)
-    windows = (_ordered(narrowing.narrow(window), randomize)
-               for window in _windows(conn, limit, randomize))
+    found_roots = []
+    windows = (_ordered(narrowing.narrow(window), randomize, found_roots)
+               for window in _windows(conn, limit, randomize, found_roots))
     found = _strategy(conf)(trees.candidates_by_root(windows, limit))
     chosen = list(itertools.islice(found, limit))
     return candidate_request.Candidates(
@@ -86,22 +87,28 @@ def get_candidates(conn, request, conf):
         summaries=trees.summaries(chosen))
 
 
-def _ordered(roots, randomize):
+def _ordered(roots, randomize, found_roots):
+    """``roots`` in id order, or shuffled; their number is appended to
+    ``found_roots``."""
     roots = sorted(roots)
     if randomize:
         random.shuffle(roots)
+    found_roots.append(len(roots))
     return roots
 
 
-def _windows(conn, limit, randomize):
+def _windows(conn, limit, randomize, found_roots):
     """The windows of root ids to search, in order, lazily.
 
     A window ``(after, last)`` holds the roots with ``after < id <=
     last`` (None: no bound). Without a limit one window holds every
-    root. With one the first holds ``max(limit, FIRST_WINDOW)`` roots
-    and each next twice as many, so that a limit met early reads few
-    rows whatever the size of the cloud. Randomised, the windows start
-    at a random root and wrap around.
+    root. With one the first holds ``max(limit, FIRST_WINDOW)`` roots,
+    and each next (:func:`_next_size`) as many as should hold the roots
+    still needed, from how many of the roots searched so far qualified
+    (``found_roots``, one count per window): a limit met early reads few
+    rows whatever the size of the cloud, and a rare match takes few
+    windows. Randomised, the windows start at a random root and wrap
+    around.
     """
     if limit is None:
         yield None, None
@@ -115,7 +122,7 @@ def _windows(conn, limit, randomize):
             return
         start = random.randint(lowest, highest)
         passes = [(start - 1, None), (lowest - 1, start - 1)]
-    size = max(limit, FIRST_WINDOW)
+    size = searched = max(limit, FIRST_WINDOW)
     for after, until in passes:
         while until is None or after < until:
             last = conn.scalar(
@@ -127,7 +134,19 @@ def _windows(conn, limit, randomize):
             yield after, last
             if last == until:
                 break
-            after, size = last, size * 2
+            size = _next_size(size, limit, searched, sum(found_roots))
+            after, searched = last, searched + size
+
+
+def _next_size(size, limit, searched, found):
+    """Roots in the next window: twice the last, or more when the
+    ``found`` qualifying roots of the ``searched`` so far say that more
+    are needed for the ``limit`` (each root gives a candidate or more,
+    usually)."""
+    if found >= limit:
+        return size * 2
+    expected = (limit - found) * searched // max(found, 1)
+    return max(size * 2, expected + expected // 4)
 
 
 def _within(window, column):
