@@ -88,6 +88,14 @@ Defines the order placement visits viable root providers during allocation
 candidate generation. This matters when max_allocation_candidates limits
 the number of candidates generated.
 """),
+    cfg.BoolOpt(
+        'debug_timing',
+        default=False,
+        help="""
+For benchmarks: add a Server-Timing header to every response that splits
+the server's time into SQL, JSON serialisation and the rest (app), in
+milliseconds. Off in production: it measures every statement.
+"""),
 ]
 
 

@@ -270,30 +270,34 @@ def parse_request(req):
     )
 
 
-def _allocation_request(req, candidate):
-    """One allocation request: a list before 1.12, a dict from then on,
-    with the group mappings from 1.34."""
+def _allocation_requests(req, candidates):
+    """The allocation requests: a list each before 1.12, a dict from then
+    on, with the group mappings from 1.34 (versions checked once)."""
     if not microversion.at_least(req, _DICT_ALLOCATIONS):
-        return {'allocations': [
+        return [{'allocations': [
             {'resource_provider': {'uuid': uuid}, 'resources': resources}
             for uuid, resources in candidate.allocations.items()]}
-    data = {'allocations': {
+            for candidate in candidates]
+    requests = [{'allocations': {
         uuid: {'resources': resources}
         for uuid, resources in candidate.allocations.items()}}
+        for candidate in candidates]
     if microversion.at_least(req, _MAPPINGS):
-        data['mappings'] = candidate.mappings
-    return data
+        for data, candidate in zip(requests, candidates, strict=True):
+            data['mappings'] = candidate.mappings
+    return requests
 
 
-def _summary(req, summary, classes):
-    """A provider summary; ``classes`` narrows its resources (pre-1.27)."""
+def _summary(summary, classes, traits, nested):
+    """A provider summary; ``classes`` narrows its resources (pre-1.27),
+    ``traits`` (1.17) and ``nested`` (1.29) add fields."""
     data = {'resources': {
         name: {'capacity': capacity, 'used': used}
         for name, (capacity, used) in summary.resources.items()
         if classes is None or name in classes}}
-    if microversion.at_least(req, _TRAITS):
+    if traits:
         data['traits'] = list(summary.traits)
-    if microversion.at_least(req, _NESTED):
+    if nested:
         data['parent_provider_uuid'] = summary.parent_provider_uuid
         data['root_provider_uuid'] = summary.root_provider_uuid
     return data
@@ -306,7 +310,8 @@ def _summaries(req, request, found, candidates):
     allocated from. Before 1.27 only the requested classes are shown.
     """
     summaries = found.summaries
-    if not microversion.at_least(req, _NESTED):
+    nested = microversion.at_least(req, _NESTED)
+    if not nested:
         used = {uuid for candidate in candidates
                 for uuid in candidate.allocations}
         summaries = {uuid: summary for uuid, summary in summaries.items()
@@ -315,7 +320,8 @@ def _summaries(req, request, found, candidates):
     if not microversion.at_least(req, _ALL_INVENTORIES):
         classes = {name for group in request.groups
                    for name in group.resources}
-    return {uuid: _summary(req, summary, classes)
+    traits = microversion.at_least(req, _TRAITS)
+    return {uuid: _summary(summary, classes, traits, nested)
             for uuid, summary in summaries.items()}
 
 
@@ -323,8 +329,7 @@ def render(req, request, found):
     """The response body for :class:`Candidates` ``found``."""
     candidates = found.candidates
     return {
-        'allocation_requests': [
-            _allocation_request(req, candidate) for candidate in candidates],
+        'allocation_requests': _allocation_requests(req, candidates),
         'provider_summaries': _summaries(req, request, found, candidates),
     }
 

@@ -93,9 +93,26 @@ def get_by_uuid(conn, uuid):
     return row
 
 
-def select_providers(*conditions):
-    """The statement :func:`get_by_uuid` rows come from, in id order."""
-    return _select_providers().where(*conditions).order_by(RP.c.id)
+def select_listed(*conditions):
+    """Only what a listing shows of the providers, in id order: uuid,
+    name, generation, ``parent_provider_uuid``, ``root_provider_uuid``
+    and, as ``updated_at``, the last change (``created_at`` is None).
+
+    Every column costs the driver work per row: thousands of rows are
+    listed at once.
+    """
+    return sa.select(
+        RP.c.uuid, RP.c.name, RP.c.generation,
+        _PARENT.c.uuid.label('parent_provider_uuid'),
+        sa.func.coalesce(_ROOT.c.uuid, RP.c.uuid).label(
+            'root_provider_uuid'),
+        sa.func.coalesce(RP.c.updated_at, RP.c.created_at,
+                         type_=RP.c.updated_at.type).label('updated_at'),
+        sa.null().label('created_at'),
+    ).select_from(
+        RP.outerjoin(_PARENT, _PARENT.c.id == RP.c.parent_provider_id)
+        .outerjoin(_ROOT, _ROOT.c.id == RP.c.root_provider_id)
+    ).where(*conditions).order_by(RP.c.id)
 
 
 def increment_generation(conn, provider_id, expected_generation):
