@@ -33,10 +33,8 @@ def _response(req, uuids, generation):
 def get_aggregates(req):
     context = req.environ['placement.context']
     context.can(policies.LIST)
-    with context.db.reader() as conn:
-        provider = resource_provider.get_by_uuid(
-            conn, util.path_arg(req, 'uuid'))
-        uuids = aggregate.uuids_of_provider(conn, provider.id)
+    provider, uuids = context.db.read(
+        aggregate.of_provider, util.path_arg(req, 'uuid'))
     return _response(req, uuids, provider.generation)
 
 
@@ -65,14 +63,9 @@ def _requested(req):
 def set_aggregates(req):
     context = req.environ['placement.context']
     context.can(policies.UPDATE)
-    with context.db.writer() as conn:
-        provider = resource_provider.get_by_uuid(
-            conn, util.path_arg(req, 'uuid'))
-        uuids, generation = _requested(req)
-        if generation is None:
-            # No generation before 1.19: the change applies to the
-            # provider as it is now, and still moves its generation on.
-            generation = provider.generation
-        new_generation = aggregate.replace_for_provider(
-            conn, provider.id, generation, uuids)
+    uuid = util.path_arg(req, 'uuid')
+    context.db.read(resource_provider.get_by_uuid, uuid)
+    uuids, generation = _requested(req)
+    new_generation = context.db.write(
+        aggregate.replace_of, uuid, generation, uuids)
     return _response(req, uuids, new_generation)
