@@ -96,9 +96,10 @@ placement_db_opts = [
              '(MySQL/MariaDB ``innodb_lock_wait_timeout``, PostgreSQL '
              '``lock_timeout``, SQLite ``busy_timeout``, set per '
              'session). The transaction is then run again, and no new '
-             'attempt starts after this many seconds: a stuck lock '
-             'holder turns into a 409 placement.concurrent_update within '
-             'about twice this time, not a stall of minutes.'),
+             'attempt starts later than 1.5 times this after the first: '
+             'a write stuck behind a lock holder is answered 409 '
+             'placement.concurrent_update within about twice this time, '
+             'not after a stall of minutes.'),
     cfg.IntOpt(
         'statement_timeout',
         default=0,

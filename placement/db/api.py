@@ -195,8 +195,10 @@ class Database:
     failure), when its connection broke before COMMIT, or when the
     operation raised :class:`RetryTransaction`. The attempts are bounded
     in number (``[placement_database] transaction_retry_count``, and the
-    caller's count for RetryTransaction) and in time (none starts after
-    ``lock_wait_timeout`` seconds). When they run out, contention is a
+    caller's count for RetryTransaction) and in time (none starts
+    later than 1.5 times ``lock_wait_timeout`` after the first, so that a
+    write stuck behind a lock holder is answered within about twice
+    that). When they run out, contention is a
     ConcurrentUpdate (409) and an unreachable database
     DatabaseUnavailable (503). A connection lost during COMMIT is
     CommitOutcomeUnknown (503) at once: the write may have happened, so
@@ -211,7 +213,8 @@ class Database:
             self.reader_engine = create_engine(
                 db_conf, db_conf.slave_connection)
         self._retry_count = db_conf.transaction_retry_count
-        self._time_limit = db_conf.lock_wait_timeout
+        # One attempt that waited out a lock is followed by one more.
+        self._time_limit = 1.5 * db_conf.lock_wait_timeout
 
     def read(self, operation, *args, **kwargs):
         """``operation(conn, *args, **kwargs)`` in a read transaction.
