@@ -61,3 +61,29 @@ def test_write_blocked_by_a_held_lock_is_a_clean_409(api, db):
     assert api.request(
         'GET', f'/resource_providers/{rp_uuid}/inventories/VCPU'
     ).json['total'] == 4
+
+
+# What each backend's sessions say with lock_wait_timeout=3 and
+# statement_timeout=30 (SQLite has no statement limit).
+_SESSION_SETTINGS = {
+    'sqlite': [('PRAGMA busy_timeout', '3000')],
+    'mysql': [('SELECT @@SESSION.innodb_lock_wait_timeout', '3'),
+              ('SELECT @@SESSION.max_statement_time', '30.0')],
+    'postgresql': [('SHOW lock_timeout', '3s'),
+                   ('SHOW statement_timeout', '30s')],
+}
+
+
+def test_every_session_has_the_configured_waits(db_url):
+    application, db = app_client.build_stack(
+        db_url, placement_database__lock_wait_timeout=3,
+        placement_database__statement_timeout=30)
+
+    def settings(conn):
+        return [(query, str(conn.exec_driver_sql(query).scalar()))
+                for query, _expected in _SESSION_SETTINGS[db.backend]]
+    try:
+        assert db.read(settings) == _SESSION_SETTINGS[db.backend]
+        assert db.write(settings) == _SESSION_SETTINGS[db.backend]
+    finally:
+        db.dispose()

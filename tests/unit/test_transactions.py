@@ -157,3 +157,24 @@ def test_slave_connection_serves_the_reads(tmp_path):
             "SELECT name FROM sqlite_master WHERE type = 'table'").all()
     assert db.read(_names) == []  # the replica has no table yet
     db.dispose()
+
+
+def test_pool_options_configure_the_server_engines():
+    """No connection is made: the engine is only configured."""
+    conf = database.make_conf(
+        'mysql+pymysql://placement@127.0.0.1:1/placement',
+        placement_database__max_pool_size=7,
+        placement_database__max_overflow=3,
+        placement_database__pool_timeout=4,
+        placement_database__connection_recycle_time=600,
+        placement_database__slave_connection=(
+            'mysql+pymysql://placement@127.0.0.2:1/placement'))
+    db = db_api.Database(conf.placement_database)
+    for engine in (db.engine, db.reader_engine):
+        assert engine.pool.size() == 7
+        assert engine.pool._max_overflow == 3
+        assert engine.pool._timeout == 4
+        assert engine.pool._recycle == 600
+        assert engine.pool._pre_ping
+    assert db.reader_engine.url.host == '127.0.0.2'
+    db.dispose()
