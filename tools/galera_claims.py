@@ -29,6 +29,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 
 import sqlalchemy as sa
 
@@ -161,7 +162,9 @@ def _timed(figures, name, function, *args):
         function(*args)
         figures[name] = {'passed': True}
     except AssertionError as exc:
-        figures[name] = {'passed': False, 'error': str(exc)[:500]}
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        figures[name] = {'passed': False, 'error': str(exc)[:500],
+                         'where': f'{where.name}: {where.line}'}
     figures[name]['seconds'] = round(time.monotonic() - started, 2)
 
 

@@ -67,6 +67,10 @@ wsrep_node_name=node$n
 wsrep_node_address=127.0.0.1:$(group_port "$n")
 wsrep_provider_options="gmcast.listen_addr=tcp://127.0.0.1:$(group_port "$n");ist.recv_addr=127.0.0.1:$(ist_port "$n");gcache.size=64M"
 wsrep_sst_method=rsync
+# Reads wait until the node has applied every write the cluster had
+# committed when they started: a GET on any node sees what another node
+# acknowledged (placement's clients read their own writes).
+wsrep_sync_wait=1
 wsrep_sst_receive_address=127.0.0.1:$(sst_port "$n")
 EOF
 }
