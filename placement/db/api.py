@@ -216,12 +216,15 @@ class Database:
         # One attempt that waited out a lock is followed by one more.
         self._time_limit = 1.5 * db_conf.lock_wait_timeout
 
-    def read(self, operation, *args, **kwargs):
+    def read(self, operation, *args, primary=False, **kwargs):
         """``operation(conn, *args, **kwargs)`` in a read transaction.
 
-        On the ``slave_connection`` database when one is configured.
+        On the ``slave_connection`` database when one is configured,
+        unless ``primary``: a read that a write of the same request
+        depends on must see what the client wrote before.
         """
-        return self._run(self.reader_engine, {}, 0, operation, args, kwargs)
+        engine = self.engine if primary else self.reader_engine
+        return self._run(engine, {}, 0, operation, args, kwargs)
 
     def write(self, operation, *args, read_committed=False,
               conflict_retries=0, **kwargs):

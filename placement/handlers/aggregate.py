@@ -64,7 +64,7 @@ def set_aggregates(req):
     context = req.environ['placement.context']
     context.can(policies.UPDATE)
     uuid = util.path_arg(req, 'uuid')
-    context.db.read(resource_provider.get_by_uuid, uuid)
+    context.db.read(resource_provider.get_by_uuid, uuid, primary=True)
     uuids, generation = _requested(req)
     new_generation = context.db.write(
         aggregate.replace_of, uuid, generation, uuids)

@@ -97,7 +97,7 @@ def set_inventories(req):
     context = req.environ['placement.context']
     context.can(policies.UPDATE)
     uuid = util.path_arg(req, 'uuid')
-    context.db.read(resource_provider.get_by_uuid, uuid)
+    context.db.read(resource_provider.get_by_uuid, uuid, primary=True)
     data = util.extract_json(req.body, schema.PUT_INVENTORIES)
     inventories = {
         name: inventory_from_body(req, uuid, name, fields)
@@ -116,7 +116,7 @@ def create_inventory(req):
     context = req.environ['placement.context']
     context.can(policies.CREATE)
     uuid = util.path_arg(req, 'uuid')
-    context.db.read(resource_provider.get_by_uuid, uuid)
+    context.db.read(resource_provider.get_by_uuid, uuid, primary=True)
     data = util.extract_json(req.body, schema.POST_INVENTORY)
     class_name = data['resource_class']
     inventory = inventory_from_body(req, uuid, class_name, data)
@@ -161,7 +161,7 @@ def update_inventory(req):
     context.can(policies.UPDATE)
     uuid = util.path_arg(req, 'uuid')
     class_name = util.path_arg(req, 'resource_class')
-    context.db.read(resource_provider.get_by_uuid, uuid)
+    context.db.read(resource_provider.get_by_uuid, uuid, primary=True)
     data = util.extract_json(req.body, schema.PUT_INVENTORY)
     inventory = inventory_from_body(req, uuid, class_name, data)
     generation, stored = context.db.write(

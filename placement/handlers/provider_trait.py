@@ -38,7 +38,7 @@ def set_traits(req):
     context = req.environ['placement.context']
     context.can(policies.RP_TRAIT_UPDATE)
     uuid = util.path_arg(req, 'uuid')
-    context.db.read(resource_provider.get_by_uuid, uuid)
+    context.db.read(resource_provider.get_by_uuid, uuid, primary=True)
     data = util.extract_json(req.body, schema.PUT_PROVIDER_TRAITS)
     provider = context.db.write(
         provider_trait.replace_of, uuid,

@@ -117,7 +117,7 @@ def update_resource_provider(req):
     context.can(policies.UPDATE)
     uuid = util.path_arg(req, 'uuid')
     # A missing provider is 404 before its body is looked at.
-    context.db.read(rp_obj.get_by_uuid, uuid)
+    context.db.read(rp_obj.get_by_uuid, uuid, primary=True)
     data = util.extract_json(req.body, _versioned(
         req, schema.PUT_RESOURCE_PROVIDER,
         schema.PUT_RESOURCE_PROVIDER_V1_14))

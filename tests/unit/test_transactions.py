@@ -156,6 +156,7 @@ def test_slave_connection_serves_the_reads(tmp_path):
         return conn.exec_driver_sql(
             "SELECT name FROM sqlite_master WHERE type = 'table'").all()
     assert db.read(_names) == []  # the replica has no table yet
+    assert db.read(_names, primary=True) == [('t',)]
     db.dispose()
 
 
