@@ -156,6 +156,17 @@ def _refused_tree_changes(client):
     return len(refused)
 
 
+def _every_node_invariants(spread, endpoints, urls):
+    """Capacity and usage problems of every provider, on every node."""
+    _, body = spread.request('GET', '/resource_providers')
+    rp_uuids = [rp['uuid'] for rp in body['resource_providers']]
+    problems = []
+    for endpoint, url in zip(endpoints, urls, strict=True):
+        problems += _api_invariants(claims.OverHTTP(endpoint), rp_uuids)
+        problems += _over_capacity(url)
+    return problems
+
+
 def _timed(figures, name, function, *args):
     started = time.monotonic()
     try:
@@ -186,6 +197,10 @@ def main():
                    claims.check_claims_race, spread)
             _timed(figures, f'batches {round_ + 1}',
                    claims.test_batches_in_different_orders, spread)
+        figures['claim statuses'] = dict(sorted(spread.statuses.items()))
+        problems = _every_node_invariants(spread, endpoints, urls)
+        # The tree check compares every provider there is with its model.
+        _prepare(urls[0])
         client, made = trees.run(RoundRobin(endpoints), clients=16,
                                  operations=240, roots=4, seed=1)
         figures['tree statuses'] = dict(client.statuses)
@@ -194,14 +209,7 @@ def main():
         for number, endpoint in enumerate(endpoints, 1):
             _timed(figures, f'provider trees as node{number} has them',
                    trees.check, trees.Client(endpoint), made)
-        figures['claim statuses'] = dict(sorted(spread.statuses.items()))
-        _, body = spread.request('GET', '/resource_providers')
-        rp_uuids = [rp['uuid'] for rp in body['resource_providers']]
-        problems = []
-        for endpoint, url in zip(endpoints, urls, strict=True):
-            problems += _api_invariants(claims.OverHTTP(endpoint),
-                                        rp_uuids)
-            problems += _over_capacity(url)
+        problems += _every_node_invariants(spread, endpoints, urls)
     server_errors = {key: count for key, count in
                      {**figures['claim statuses'],
                       **figures['tree statuses']}.items()
