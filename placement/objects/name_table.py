@@ -90,8 +90,9 @@ def rename(conn, table, row_id, new_name, kind):
 def delete(conn, table, row_id, referrers, in_use_message):
     """Delete row ``row_id`` unless a ``referrers`` column refers to it.
 
-    ``referrers`` are the foreign key columns pointing at ``table``; the
-    foreign keys themselves catch a use added concurrently. Either way
+    ``referrers`` are the columns pointing at ``table``; where the schema
+    has a foreign key (provider traits to traits; upstream's has none to
+    resource classes) it catches a use added concurrently too. Either way
     the answer is Conflict(``in_use_message``). Returns whether the row
     was deleted: False when a concurrent request deleted it first.
     """

@@ -234,16 +234,20 @@ def test_rename_class_in_use_before_1_7(worker, db):
 
 
 def test_delete_in_use_caught_by_the_foreign_key(db):
-    """A use added after the check: the foreign key answers Conflict."""
+    """A use added after the check: the foreign key answers Conflict.
+
+    Traits only: upstream's schema, which this service keeps, has no
+    foreign key to resource classes.
+    """
     with db.writer() as conn:
-        rc_obj.create(conn, 'CUSTOM_FK')
-    _add_inventory(db, 'CUSTOM_FK')
+        trait_obj.ensure(conn, 'CUSTOM_FK')
+    _associate(db, 'CUSTOM_FK')
     with db.writer() as conn:
-        row = rc_obj.get_by_name(conn, 'CUSTOM_FK')
+        row = trait_obj.get_by_name(conn, 'CUSTOM_FK')
         with pytest.raises(exception.Conflict):
-            name_table.delete(conn, rc_obj.RC, row.id, (), 'in use')
+            name_table.delete(conn, trait_obj.TRAIT, row.id, (), 'in use')
     with db.reader() as conn:
-        assert rc_obj.get_by_name(conn, 'CUSTOM_FK').id == row.id
+        assert trait_obj.get_by_name(conn, 'CUSTOM_FK').id == row.id
 
 
 @pytest.mark.parametrize('version, code', [

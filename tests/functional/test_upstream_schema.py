@@ -1,0 +1,47 @@
+"""This project's migrations leave upstream's schema at each revision.
+
+At every upstream revision id, the schema our chain creates in an empty
+database equals the one upstream's dump for that revision describes, on
+each backend; at head, the models equal it too. So a database moves
+between upstream and this service in both directions.
+"""
+
+import pytest
+from alembic import autogenerate
+from alembic import migration as alembic_migration
+
+from placement.db import migration
+from placement.db import models
+from tests import database
+from tests.functional import schema
+from tests.functional import upstream_schema
+
+pytestmark = pytest.mark.db
+
+
+def test_the_chain_is_upstreams():
+    assert migration.head_version() == upstream_schema.REVISIONS[-1]
+    script = migration.script_directory()
+    chain = [rev.revision for rev in script.walk_revisions()]
+    assert chain == list(reversed(upstream_schema.REVISIONS))
+
+
+@pytest.mark.parametrize('revision', upstream_schema.REVISIONS)
+def test_schema_equals_upstreams(revision):
+    with schema.opened(database.new_empty_database_url()) as ours, \
+            schema.opened(database.new_empty_database_url()) as theirs:
+        migration.upgrade(ours.engine, revision)
+        upstream_schema.load(theirs.engine, revision)
+        assert migration.current_version(ours.engine) == revision
+        assert (upstream_schema.describe(ours.engine)
+                == upstream_schema.describe(theirs.engine))
+
+
+def test_models_equal_upstream_head():
+    with schema.opened(database.new_empty_database_url()) as db:
+        upstream_schema.load(db.engine, upstream_schema.REVISIONS[-1])
+        with db.engine.connect() as conn:
+            context = alembic_migration.MigrationContext.configure(conn)
+            differences = autogenerate.compare_metadata(
+                context, models.Base.metadata)
+    assert differences == []
