@@ -19,6 +19,8 @@ import sqlalchemy as sa
 
 from placement import exception
 
+# Tries at an id of its own for a new row, against concurrent creators.
+_ID_ATTEMPTS = 20
 
 def storable(name):
     """Whether ``name`` can be sent to every backend (PostgreSQL: no NUL)."""
@@ -44,27 +46,54 @@ def ids_by_name(conn, table, names):
     return found, sorted(names - found.keys())
 
 
-def insert(conn, table, name, kind):
-    """Add ``name``; DuplicateName when it exists, even concurrently."""
-    try:
-        with conn.begin_nested():
-            conn.execute(sa.insert(table).values(name=name))
-    except sa.exc.IntegrityError as exc:
-        raise exception.DuplicateName(
-            f'Conflicting {kind} already exists: {name}') from exc
+def insert(conn, table, name, kind, first_id=None):
+    """Add ``name``; DuplicateName when it exists, even concurrently.
+
+    With ``first_id`` the row gets the next id above every existing one
+    and at least ``first_id`` (custom resource classes are numbered so by
+    upstream, whose databases have no use for a sequence); when a
+    concurrent writer took that id first, the next one is tried.
+    """
+    row_id = None
+    for _attempt in range(_ID_ATTEMPTS):
+        values = {'name': name}
+        if first_id is not None:
+            row_id = max(first_id, _highest_id(conn, table) + 1,
+                         (row_id or 0) + 1)
+            values['id'] = row_id
+        try:
+            with conn.begin_nested():
+                conn.execute(sa.insert(table).values(values))
+            return
+        except sa.exc.IntegrityError as exc:
+            duplicate = exception.DuplicateName(
+                f'Conflicting {kind} already exists: {name}')
+            if first_id is None or _locked_name(conn, table, name):
+                raise duplicate from exc
+    raise duplicate
 
 
-def ensure(conn, table, name, kind):
+def _highest_id(conn, table):
+    return conn.scalar(sa.select(sa.func.max(table.c.id))) or 0
+
+
+def _locked_name(conn, table, name):
+    """Whether ``name`` exists, committed by anyone (a locking read)."""
+    return conn.scalar(sa.select(table.c.id).where(table.c.name == name)
+                       .with_for_update(read=True)) is not None
+
+
+def ensure(conn, table, name, kind, first_id=None):
     """``(row, created)``: the existing row, or None when (just) created.
 
     ``created`` is False when another writer created ``name`` between
-    our read and our insert.
+    our read and our insert. ``first_id`` as for :func:`insert`.
     """
     row = get(conn, table, name)
     if row is not None:
         return row, False
     try:
-        insert(conn, table, name, kind)
+        insert(conn, table, name, kind, first_id)
     except exception.DuplicateName:
         return None, False
     return None, True

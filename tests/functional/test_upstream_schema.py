@@ -6,7 +6,9 @@ each backend; at head, the models equal it too. So a database moves
 between upstream and this service in both directions.
 """
 
+import os_resource_classes
 import pytest
+import sqlalchemy as sa
 from alembic import autogenerate
 from alembic import migration as alembic_migration
 
@@ -17,6 +19,7 @@ from tests.functional import schema
 from tests.functional import upstream_schema
 
 pytestmark = pytest.mark.db
+RC = models.ResourceClass.__table__
 
 
 def test_the_chain_is_upstreams():
@@ -45,3 +48,17 @@ def test_models_equal_upstream_head():
             differences = autogenerate.compare_metadata(
                 context, models.Base.metadata)
     assert differences == []
+
+
+def test_resource_class_ids_are_upstreams(api):
+    """Standard classes at their index in os-resource-classes, custom ones
+    from 10000: the ids upstream gives and its rows refer to."""
+    for name in ('CUSTOM_FIRST', 'CUSTOM_SECOND'):
+        response = api.request('PUT', f'/resource_classes/{name}')
+        assert response.status_int == 201, response.text
+    with api.db.reader() as conn:
+        ids = dict(conn.execute(sa.select(RC.c.name, RC.c.id)).all())
+    assert ids == {
+        **{name: index for index, name in
+           enumerate(os_resource_classes.STANDARDS)},
+        'CUSTOM_FIRST': 10000, 'CUSTOM_SECOND': 10001}
