@@ -107,6 +107,12 @@ def script_directory():
     return alembic_script.ScriptDirectory.from_config(_config())
 
 
+def revisions():
+    """The revision ids, oldest first."""
+    return [script.revision for script in
+            reversed(list(script_directory().walk_revisions()))]
+
+
 def head_version():
     """The newest revision this code knows."""
     return script_directory().get_current_head()
