@@ -59,8 +59,9 @@ def explicit_zero_id(conn):
         yield
         return
     sql_mode = conn.scalar(sa.text('SELECT @@SESSION.sql_mode'))
-    conn.execute(sa.text("SET SESSION sql_mode = CONCAT_WS(',', :mode, "
-                         "'NO_AUTO_VALUE_ON_ZERO')"), {'mode': sql_mode})
+    conn.execute(sa.text("SET SESSION sql_mode = CONCAT_WS(',', "
+                         "NULLIF(:mode, ''), 'NO_AUTO_VALUE_ON_ZERO')"),
+                 {'mode': sql_mode})
     try:
         yield
     finally:

@@ -22,6 +22,7 @@ from placement import exception
 # Tries at an id of its own for a new row, against concurrent creators.
 _ID_ATTEMPTS = 20
 
+
 def storable(name):
     """Whether ``name`` can be sent to every backend (PostgreSQL: no NUL)."""
     return '\x00' not in name
@@ -55,7 +56,7 @@ def insert(conn, table, name, kind, first_id=None):
     concurrent writer took that id first, the next one is tried.
     """
     row_id = None
-    for _attempt in range(_ID_ATTEMPTS):
+    for attempt in range(1, _ID_ATTEMPTS + 1):
         values = {'name': name}
         if first_id is not None:
             row_id = max(first_id, _highest_id(conn, table) + 1,
@@ -66,11 +67,10 @@ def insert(conn, table, name, kind, first_id=None):
                 conn.execute(sa.insert(table).values(values))
             return
         except sa.exc.IntegrityError as exc:
-            duplicate = exception.DuplicateName(
-                f'Conflicting {kind} already exists: {name}')
-            if first_id is None or _locked_name(conn, table, name):
-                raise duplicate from exc
-    raise duplicate
+            if (first_id is None or attempt == _ID_ATTEMPTS
+                    or _locked_name(conn, table, name)):
+                raise exception.DuplicateName(
+                    f'Conflicting {kind} already exists: {name}') from exc
 
 
 def _highest_id(conn, table):

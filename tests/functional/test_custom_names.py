@@ -86,6 +86,17 @@ def test_concurrent_post_of_one_class(workers):
     assert statuses == [201] + [409] * (CALLERS - 1)
 
 
+def test_concurrent_creation_of_many_classes(workers, db):
+    """Each takes an id of its own from 10000 up, none is refused."""
+    statuses = _race(workers, 'PUT', '/resource_classes/CUSTOM_N{index}')
+    assert statuses == [201] * CALLERS
+    with db.reader() as conn:
+        ids = [rc_obj.get_by_name(conn, f'CUSTOM_N{index}').id
+               for index in range(CALLERS)]
+    assert sorted(ids) == list(range(rc_obj.FIRST_CUSTOM_ID,
+                                     rc_obj.FIRST_CUSTOM_ID + CALLERS))
+
+
 def test_concurrent_put_of_one_class(workers):
     statuses = _race(workers, 'PUT', '/resource_classes/CUSTOM_RACE')
     assert statuses == [201] + [204] * (CALLERS - 1)
@@ -144,6 +155,20 @@ def test_ensure_that_loses_the_race(db, monkeypatch):
     with db.writer() as conn:
         assert name_table.ensure(
             conn, rc_obj.RC, 'CUSTOM_LATE', 'thing') == (None, False)
+
+
+def test_custom_class_takes_the_next_free_id(db, monkeypatch):
+    """The highest id read is stale (another writer's class committed
+    since): the next id is tried, not a conflict reported."""
+    with db.writer() as conn:
+        rc_obj.create(conn, 'CUSTOM_EARLY')
+    monkeypatch.setattr(name_table, '_highest_id', lambda conn, table: 0)
+    with db.writer() as conn:
+        rc_obj.create(conn, 'CUSTOM_LATE')
+    with db.reader() as conn:
+        assert [rc_obj.get_by_name(conn, name).id
+                for name in ('CUSTOM_EARLY', 'CUSTOM_LATE')] == [
+            rc_obj.FIRST_CUSTOM_ID, rc_obj.FIRST_CUSTOM_ID + 1]
 
 
 def _provider(conn):
