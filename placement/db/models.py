@@ -22,6 +22,9 @@ from sqlalchemy.orm import Mapped
 from sqlalchemy.orm import mapped_column
 
 TABLE_OPTIONS = {'mysql_engine': 'InnoDB'}
+# In the ``info`` of an id column: rows created through the API take the
+# next id above every existing one and at least this value.
+FIRST_ID_OF_NEW_ROWS = 'first_id_of_new_rows'
 
 
 def _utcnow():
@@ -42,14 +45,20 @@ class TimestampMixin:
 
 
 class ResourceClass(TimestampMixin, Base):
-    """Standard (synchronised from os-resource-classes) and custom."""
+    """Standard (synchronised from os-resource-classes) and custom.
+
+    Ids are upstream's, never from the database's sequence: standard
+    classes at their index in os-resource-classes, custom ones the next
+    id from ``FIRST_ID_OF_NEW_ROWS`` up (placement.objects.name_table).
+    """
 
     __tablename__ = 'resource_classes'
     __table_args__ = (
         UniqueConstraint('name', name='uniq_resource_classes0name'),
         TABLE_OPTIONS)
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    id: Mapped[int] = mapped_column(
+        Integer, primary_key=True, info={FIRST_ID_OF_NEW_ROWS: 10000})
     name: Mapped[str] = mapped_column(String(255), nullable=False)
 
 

@@ -18,6 +18,7 @@ import datetime
 import sqlalchemy as sa
 
 from placement import exception
+from placement.db import models
 
 # Tries at an id of its own for a new row, against concurrent creators.
 _ID_ATTEMPTS = 20
@@ -47,14 +48,15 @@ def ids_by_name(conn, table, names):
     return found, sorted(names - found.keys())
 
 
-def insert(conn, table, name, kind, first_id=None):
+def insert(conn, table, name, kind):
     """Add ``name``; DuplicateName when it exists, even concurrently.
 
-    With ``first_id`` the row gets the next id above every existing one
-    and at least ``first_id`` (custom resource classes are numbered so by
-    upstream, whose databases have no use for a sequence); when a
-    concurrent writer took that id first, the next one is tried.
+    A table whose id column names a first id (resource classes: upstream
+    numbers custom ones so, and its databases never use the sequence)
+    gives the row the next id above every existing one and at least that;
+    when a concurrent writer took that id first, the next one is tried.
     """
+    first_id = table.c.id.info.get(models.FIRST_ID_OF_NEW_ROWS)
     row_id = None
     for attempt in range(1, _ID_ATTEMPTS + 1):
         values = {'name': name}
@@ -83,17 +85,17 @@ def _locked_name(conn, table, name):
                        .with_for_update(read=True)) is not None
 
 
-def ensure(conn, table, name, kind, first_id=None):
+def ensure(conn, table, name, kind):
     """``(row, created)``: the existing row, or None when (just) created.
 
     ``created`` is False when another writer created ``name`` between
-    our read and our insert. ``first_id`` as for :func:`insert`.
+    our read and our insert.
     """
     row = get(conn, table, name)
     if row is not None:
         return row, False
     try:
-        insert(conn, table, name, kind, first_id)
+        insert(conn, table, name, kind)
     except exception.DuplicateName:
         return None, False
     return None, True

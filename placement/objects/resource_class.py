@@ -16,10 +16,6 @@ RC = models.ResourceClass.__table__
 _INV = models.Inventory.__table__
 _ALLOC = models.Allocation.__table__
 _KIND = 'resource class'
-# Upstream's ids: standard classes at their index in os-resource-classes
-# (placement.db.standard_data), custom ones from 10000 up. Databases move
-# between the two services, so this one numbers them the same way.
-FIRST_CUSTOM_ID = 10000
 
 
 def ids_by_name(conn, names):
@@ -53,13 +49,12 @@ def last_modified(row):
 
 def create(conn, name):
     """Add custom class ``name``; DuplicateName if it exists."""
-    name_table.insert(conn, RC, name, _KIND, first_id=FIRST_CUSTOM_ID)
+    name_table.insert(conn, RC, name, _KIND)
 
 
 def ensure(conn, name):
     """Add custom class ``name`` unless it exists; whether it was added."""
-    _row, created = name_table.ensure(conn, RC, name, _KIND,
-                                      first_id=FIRST_CUSTOM_ID)
+    _row, created = name_table.ensure(conn, RC, name, _KIND)
     return created
 
 

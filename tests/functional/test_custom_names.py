@@ -29,6 +29,8 @@ RP = models.ResourceProvider.__table__
 INV = models.Inventory.__table__
 ALLOC = models.Allocation.__table__
 RP_TRAIT = models.ResourceProviderTrait.__table__
+# Upstream's first id of a custom resource class.
+FIRST_CUSTOM_ID = 10000
 WORKERS = 2
 CALLERS = 8
 
@@ -93,8 +95,8 @@ def test_concurrent_creation_of_many_classes(workers, db):
     with db.reader() as conn:
         ids = [rc_obj.get_by_name(conn, f'CUSTOM_N{index}').id
                for index in range(CALLERS)]
-    assert sorted(ids) == list(range(rc_obj.FIRST_CUSTOM_ID,
-                                     rc_obj.FIRST_CUSTOM_ID + CALLERS))
+    assert sorted(ids) == list(range(FIRST_CUSTOM_ID,
+                                     FIRST_CUSTOM_ID + CALLERS))
 
 
 def test_concurrent_put_of_one_class(workers):
@@ -168,7 +170,7 @@ def test_custom_class_takes_the_next_free_id(db, monkeypatch):
     with db.reader() as conn:
         assert [rc_obj.get_by_name(conn, name).id
                 for name in ('CUSTOM_EARLY', 'CUSTOM_LATE')] == [
-            rc_obj.FIRST_CUSTOM_ID, rc_obj.FIRST_CUSTOM_ID + 1]
+            FIRST_CUSTOM_ID, FIRST_CUSTOM_ID + 1]
 
 
 def _provider(conn):
