@@ -3,13 +3,12 @@
 from placement.conf import api
 from placement.conf import database
 from placement.conf import placement as placement_opts
-from placement.conf import policy
 
 
 def list_opts():
     """Placement's own groups, for the ``placement.conf`` namespace."""
     opts = {}
-    for module in (api, placement_opts, database, policy):
+    for module in (api, placement_opts, database):
         opts.update(module.list_opts())
     return [(group, options) for group, options in opts.items()]
 
