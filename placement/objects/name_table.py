@@ -76,7 +76,15 @@ def insert(conn, table, name, kind):
 
 
 def _highest_id(conn, table):
-    return conn.scalar(sa.select(sa.func.max(table.c.id))) or 0
+    """The highest id committed by anyone.
+
+    Creators first lock the lowest row, so that they wait for each other
+    rather than race for one id (which MySQL answers with a deadlock).
+    """
+    conn.scalar(sa.select(table.c.id).order_by(table.c.id).limit(1)
+                .with_for_update())
+    return conn.scalar(sa.select(table.c.id).order_by(table.c.id.desc())
+                       .limit(1).with_for_update()) or 0
 
 
 def _locked_name(conn, table, name):
