@@ -3,6 +3,9 @@
     placement-manage [--config-file PATH] [--config-dir DIR] db sync
     placement-manage db version | db stamp <version>
     placement-manage db online_data_migrations [--max-count N]
+
+The revisions are upstream Placement's: ``db sync`` upgrades a database
+that upstream created, and ``db version``/``db stamp`` use its ids.
 """
 
 import logging
@@ -106,16 +109,24 @@ def _print_summary(totals):
 def _add_command_parsers(subparsers):
     db = subparsers.add_parser('db', help='Database commands')
     db_commands = db.add_subparsers(dest='db_command', metavar='<command>')
+    chain = ' -> '.join(migration.revisions())
     db_commands.add_parser(
         'sync', help='Upgrade the database schema to the most recent '
-                     'version.').set_defaults(func=DbCommands.sync)
+                     'version. A database of upstream Placement, at any '
+                     'of its revisions, is upgraded in place; a revision '
+                     'that checks data stops with advice to run '
+                     'online_data_migrations first.'
+    ).set_defaults(func=DbCommands.sync)
     db_commands.add_parser(
-        'version', help='Print the current database version.'
+        'version', help='Print the current database version: an alembic '
+                        'revision id, the same as upstream Placement\'s '
+                        '(None for an empty database).'
     ).set_defaults(func=DbCommands.version)
     stamp = db_commands.add_parser(
         'stamp', help='Stamp the revision table with the given revision; '
                       "don't run any migrations.")
-    stamp.add_argument('version', help='The alembic revision to stamp.')
+    stamp.add_argument(
+        'version', help=f'The alembic revision to stamp, one of {chain}.')
     stamp.set_defaults(func=DbCommands.stamp)
     online = db_commands.add_parser(
         'online_data_migrations',

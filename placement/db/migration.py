@@ -1,5 +1,10 @@
 """Schema migrations (alembic), used by ``placement-manage db`` and start-up.
 
+The revisions are upstream Placement's chain, id for id and schema for
+schema (b4ed3a175331 -> 611cd6dffd7b -> b5c396305c25 -> 422ece571366 ->
+a082b8bb98d0), so that ``db sync`` upgrades a database upstream created
+at any of them, and a database at our head is one upstream can use.
+
 A database-level lock serialises concurrent upgrades, so that several
 workers starting with ``sync_on_startup`` do not race each other.
 """
@@ -12,6 +17,7 @@ from alembic import command
 from alembic import config as alembic_config
 from alembic import migration as alembic_migration
 from alembic import script as alembic_script
+from alembic import util as alembic_util
 
 _ALEMBIC_DIR = os.path.join(os.path.dirname(__file__), 'alembic')
 _LOCK_NAME = 'placement_schema_migration'
@@ -24,6 +30,23 @@ _ADVISORY_LOCKS = {
     'postgresql': (sa.text(f'SELECT pg_advisory_lock({_PG_LOCK_KEY})'),
                    sa.text(f'SELECT pg_advisory_unlock({_PG_LOCK_KEY})')),
 }
+
+
+class DataMigrationRequired(alembic_util.CommandError):
+    """A data-check revision found rows an online data migration fixes."""
+
+
+def refuse_until_data_migrated(count, what):
+    """Stop the upgrade when ``count`` rows are still ``what``.
+
+    For the revisions that only check data: the advice names the command
+    that fixes it, after which ``db sync`` can go on.
+    """
+    if count:
+        raise DataMigrationRequired(
+            f'{count} {what}. Run "placement-manage db '
+            f'online_data_migrations" until it exits 0, then run '
+            f'"placement-manage db sync" again.')
 
 
 def _config(connection=None):
@@ -79,10 +102,20 @@ def current_version(engine):
             conn).get_current_revision()
 
 
+def script_directory():
+    """This project's alembic revisions."""
+    return alembic_script.ScriptDirectory.from_config(_config())
+
+
+def revisions():
+    """The revision ids, oldest first."""
+    return [script.revision for script in
+            reversed(list(script_directory().walk_revisions()))]
+
+
 def head_version():
     """The newest revision this code knows."""
-    return alembic_script.ScriptDirectory.from_config(
-        _config()).get_current_head()
+    return script_directory().get_current_head()
 
 
 def is_current(engine):

@@ -18,6 +18,10 @@ import datetime
 import sqlalchemy as sa
 
 from placement import exception
+from placement.db import models
+
+# Tries at an id of its own for a new row, against concurrent creators.
+_ID_ATTEMPTS = 20
 
 
 def storable(name):
@@ -45,13 +49,48 @@ def ids_by_name(conn, table, names):
 
 
 def insert(conn, table, name, kind):
-    """Add ``name``; DuplicateName when it exists, even concurrently."""
-    try:
-        with conn.begin_nested():
-            conn.execute(sa.insert(table).values(name=name))
-    except sa.exc.IntegrityError as exc:
-        raise exception.DuplicateName(
-            f'Conflicting {kind} already exists: {name}') from exc
+    """Add ``name``; DuplicateName when it exists, even concurrently.
+
+    A table whose id column names a first id (resource classes: upstream
+    numbers custom ones so, and its databases never use the sequence)
+    gives the row the next id above every existing one and at least that;
+    when a concurrent writer took that id first, the next one is tried.
+    """
+    first_id = table.c.id.info.get(models.FIRST_ID_OF_NEW_ROWS)
+    row_id = None
+    for attempt in range(1, _ID_ATTEMPTS + 1):
+        values = {'name': name}
+        if first_id is not None:
+            row_id = max(first_id, _highest_id(conn, table) + 1,
+                         (row_id or 0) + 1)
+            values['id'] = row_id
+        try:
+            with conn.begin_nested():
+                conn.execute(sa.insert(table).values(values))
+            return
+        except sa.exc.IntegrityError as exc:
+            if (first_id is None or attempt == _ID_ATTEMPTS
+                    or _locked_name(conn, table, name)):
+                raise exception.DuplicateName(
+                    f'Conflicting {kind} already exists: {name}') from exc
+
+
+def _highest_id(conn, table):
+    """The highest id committed by anyone.
+
+    Creators first lock the lowest row, so that they wait for each other
+    rather than race for one id (which MySQL answers with a deadlock).
+    """
+    conn.scalar(sa.select(table.c.id).order_by(table.c.id).limit(1)
+                .with_for_update())
+    return conn.scalar(sa.select(table.c.id).order_by(table.c.id.desc())
+                       .limit(1).with_for_update()) or 0
+
+
+def _locked_name(conn, table, name):
+    """Whether ``name`` exists, committed by anyone (a locking read)."""
+    return conn.scalar(sa.select(table.c.id).where(table.c.name == name)
+                       .with_for_update(read=True)) is not None
 
 
 def ensure(conn, table, name, kind):
@@ -90,8 +129,9 @@ def rename(conn, table, row_id, new_name, kind):
 def delete(conn, table, row_id, referrers, in_use_message):
     """Delete row ``row_id`` unless a ``referrers`` column refers to it.
 
-    ``referrers`` are the foreign key columns pointing at ``table``; the
-    foreign keys themselves catch a use added concurrently. Either way
+    ``referrers`` are the columns pointing at ``table``; where the schema
+    has a foreign key (provider traits to traits; upstream's has none to
+    resource classes) it catches a use added concurrently too. Either way
     the answer is Conflict(``in_use_message``). Returns whether the row
     was deleted: False when a concurrent request deleted it first.
     """

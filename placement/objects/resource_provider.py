@@ -380,5 +380,6 @@ def delete(conn, uuid):
         with conn.begin_nested():
             conn.execute(sa.delete(RP).where(RP.c.id == provider.id))
     except sa.exc.IntegrityError as exc:
-        # Allocations written concurrently; the foreign key caught them.
+        # A child written concurrently; the parent's foreign key caught it
+        # (upstream's schema has none from allocations to providers).
         raise in_use from exc

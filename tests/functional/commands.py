@@ -62,3 +62,32 @@ def write_config(path, **sections):
             for name, value in options.items():
                 handle.write(f'{name} = {value}\n')
     return path
+
+
+def placement_manage(config_dir, *args):
+    """Run ``placement-manage *args``; the CompletedProcess."""
+    return run('placement-manage', *args, config_dir=config_dir)
+
+
+def manage_config(tmp_path, url, **sections):
+    """The path of a configuration file for database ``url``."""
+    return str(write_config(
+        tmp_path / 'manage.conf',
+        placement_database={'connection': url}, **sections))
+
+
+def db_command(config_dir, conf, *args):
+    """``placement-manage --config-file conf db *args``, which must work."""
+    result = placement_manage(config_dir, '--config-file', conf, 'db', *args)
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+def online_migrations(config_dir, conf, *args):
+    return placement_manage(config_dir, '--config-file', conf, 'db',
+                            'online_data_migrations', *args)
+
+
+def db_version(config_dir, conf):
+    """What ``placement-manage db version`` prints."""
+    return db_command(config_dir, conf, 'version').stdout.strip()

@@ -29,6 +29,8 @@ RP = models.ResourceProvider.__table__
 INV = models.Inventory.__table__
 ALLOC = models.Allocation.__table__
 RP_TRAIT = models.ResourceProviderTrait.__table__
+# Upstream's first id of a custom resource class.
+FIRST_CUSTOM_ID = 10000
 WORKERS = 2
 CALLERS = 8
 
@@ -84,6 +86,17 @@ def test_concurrent_post_of_one_class(workers):
     statuses = _race(workers, 'POST', '/resource_classes',
                      body={'name': 'CUSTOM_RACE'})
     assert statuses == [201] + [409] * (CALLERS - 1)
+
+
+def test_concurrent_creation_of_many_classes(workers, db):
+    """Each takes an id of its own from 10000 up, none is refused."""
+    statuses = _race(workers, 'PUT', '/resource_classes/CUSTOM_N{index}')
+    assert statuses == [201] * CALLERS
+    with db.reader() as conn:
+        ids = [rc_obj.get_by_name(conn, f'CUSTOM_N{index}').id
+               for index in range(CALLERS)]
+    assert sorted(ids) == list(range(FIRST_CUSTOM_ID,
+                                     FIRST_CUSTOM_ID + CALLERS))
 
 
 def test_concurrent_put_of_one_class(workers):
@@ -144,6 +157,20 @@ def test_ensure_that_loses_the_race(db, monkeypatch):
     with db.writer() as conn:
         assert name_table.ensure(
             conn, rc_obj.RC, 'CUSTOM_LATE', 'thing') == (None, False)
+
+
+def test_custom_class_takes_the_next_free_id(db, monkeypatch):
+    """The highest id read is stale (another writer's class committed
+    since): the next id is tried, not a conflict reported."""
+    with db.writer() as conn:
+        rc_obj.create(conn, 'CUSTOM_EARLY')
+    monkeypatch.setattr(name_table, '_highest_id', lambda conn, table: 0)
+    with db.writer() as conn:
+        rc_obj.create(conn, 'CUSTOM_LATE')
+    with db.reader() as conn:
+        assert [rc_obj.get_by_name(conn, name).id
+                for name in ('CUSTOM_EARLY', 'CUSTOM_LATE')] == [
+            FIRST_CUSTOM_ID, FIRST_CUSTOM_ID + 1]
 
 
 def _provider(conn):
@@ -234,16 +261,20 @@ def test_rename_class_in_use_before_1_7(worker, db):
 
 
 def test_delete_in_use_caught_by_the_foreign_key(db):
-    """A use added after the check: the foreign key answers Conflict."""
+    """A use added after the check: the foreign key answers Conflict.
+
+    Traits only: upstream's schema, which this service keeps, has no
+    foreign key to resource classes.
+    """
     with db.writer() as conn:
-        rc_obj.create(conn, 'CUSTOM_FK')
-    _add_inventory(db, 'CUSTOM_FK')
+        trait_obj.ensure(conn, 'CUSTOM_FK')
+    _associate(db, 'CUSTOM_FK')
     with db.writer() as conn:
-        row = rc_obj.get_by_name(conn, 'CUSTOM_FK')
+        row = trait_obj.get_by_name(conn, 'CUSTOM_FK')
         with pytest.raises(exception.Conflict):
-            name_table.delete(conn, rc_obj.RC, row.id, (), 'in use')
+            name_table.delete(conn, trait_obj.TRAIT, row.id, (), 'in use')
     with db.reader() as conn:
-        assert rc_obj.get_by_name(conn, 'CUSTOM_FK').id == row.id
+        assert trait_obj.get_by_name(conn, 'CUSTOM_FK').id == row.id
 
 
 @pytest.mark.parametrize('version, code', [

@@ -16,26 +16,6 @@ MIGRATIONS = ('set_root_provider_ids', 'create_incomplete_consumers')
 _RP = models.ResourceProvider.__table__
 
 
-def placement_manage(config_dir, *args):
-    return commands.run('placement-manage', *args, config_dir=config_dir)
-
-
-def config_file(tmp_path, url, **sections):
-    return str(commands.write_config(
-        tmp_path / 'manage.conf',
-        placement_database={'connection': url}, **sections))
-
-
-def db_command(config_dir, conf, *args):
-    """``placement-manage --config-file conf db *args``, which must work."""
-    result = placement_manage(config_dir, '--config-file', conf, 'db', *args)
-    assert result.returncode == 0, result.stderr
-    return result
-
-
-def online_migrations(config_dir, conf, *args):
-    return placement_manage(config_dir, '--config-file', conf, 'db',
-                            'online_data_migrations', *args)
 
 
 def summary(stdout):
@@ -49,21 +29,21 @@ def summary(stdout):
 
 
 def test_categories(config_dir):
-    result = placement_manage(config_dir)
+    result = commands.placement_manage(config_dir)
     assert result.returncode == 0, result.stderr
     assert 'Command categories' in result.stdout
     assert 'db' in result.stdout
 
 
 def test_db_commands(config_dir):
-    result = placement_manage(config_dir, 'db')
+    result = commands.placement_manage(config_dir, 'db')
     assert result.returncode == 0, result.stderr
     for command in ('sync', 'version', 'stamp', 'online_data_migrations'):
         assert command in result.stdout
 
 
 def test_help_names_config_options(config_dir):
-    result = placement_manage(config_dir, '--help')
+    result = commands.placement_manage(config_dir, '--help')
     assert result.returncode == 0, result.stderr
     assert '--config-file' in result.stdout
     assert '--config-dir' in result.stdout
@@ -72,8 +52,8 @@ def test_help_names_config_options(config_dir):
 def test_missing_connection(tmp_path, config_dir):
     conf = commands.write_config(tmp_path / 'manage.conf',
                                  placement_database={})
-    result = placement_manage(config_dir, '--config-file', str(conf),
-                              'db', 'sync')
+    result = commands.placement_manage(config_dir, '--config-file', str(conf),
+                                       'db', 'sync')
     assert result.returncode != 0
     assert '[placement_database] connection' in result.stderr
     assert 'Traceback' not in result.stderr
@@ -82,14 +62,14 @@ def test_missing_connection(tmp_path, config_dir):
 @pytest.mark.db
 def test_sync_creates_schema_and_standard_names(tmp_path, config_dir,
                                                 empty_db_url):
-    conf = config_file(tmp_path, empty_db_url)
-    assert db_command(config_dir, conf, 'version').stdout.strip() == 'None'
-    db_command(config_dir, conf, 'sync')
+    conf = commands.manage_config(tmp_path, empty_db_url)
+    assert commands.db_version(config_dir, conf) == 'None'
+    commands.db_command(config_dir, conf, 'sync')
     schema.assert_synced(empty_db_url)
-    assert db_command(config_dir, conf, 'version').stdout.strip() == (
+    assert commands.db_version(config_dir, conf) == (
         migration.head_version())
     # Nothing left to do, nothing added twice.
-    db_command(config_dir, conf, 'sync')
+    commands.db_command(config_dir, conf, 'sync')
     schema.assert_synced(empty_db_url)
 
 
@@ -99,30 +79,32 @@ def test_sync_with_config_dir(tmp_path, config_dir, empty_db_url):
     conf_d.mkdir()
     commands.write_config(conf_d / 'database.conf',
                           placement_database={'connection': empty_db_url})
-    result = placement_manage(config_dir, '--config-dir', str(conf_d),
-                              'db', 'sync')
+    result = commands.placement_manage(config_dir, '--config-dir', str(conf_d),
+                                       'db', 'sync')
     assert result.returncode == 0, result.stderr
     schema.assert_synced(empty_db_url)
 
 
 @pytest.mark.db
 def test_stamp_records_revision_only(tmp_path, config_dir, empty_db_url):
-    conf = config_file(tmp_path, empty_db_url)
-    unknown = placement_manage(config_dir, '--config-file', conf,
-                               'db', 'stamp', 'nosuchrevision')
+    conf = commands.manage_config(tmp_path, empty_db_url)
+    unknown = commands.placement_manage(config_dir, '--config-file', conf,
+                                        'db', 'stamp', 'nosuchrevision')
     assert unknown.returncode == 1
     assert 'nosuchrevision' in unknown.stderr
     assert 'Traceback' not in unknown.stderr
 
-    head = migration.head_version()
-    db_command(config_dir, conf, 'stamp', head)
-    assert db_command(config_dir, conf, 'version').stdout.strip() == head
+    # Upstream's ids, the first and the head.
+    for revision in ('b4ed3a175331', 'a082b8bb98d0'):
+        commands.db_command(config_dir, conf, 'stamp', revision)
+        assert commands.db_version(config_dir, conf) == revision
     assert schema.table_names(empty_db_url) == {'alembic_version'}
 
 
 @pytest.mark.db
 def test_online_migrations_nothing_to_do(tmp_path, config_dir, db_url):
-    result = online_migrations(config_dir, config_file(tmp_path, db_url))
+    result = commands.online_migrations(
+        config_dir, commands.manage_config(tmp_path, db_url))
     assert result.returncode == 0, result.stderr
     assert 'Running batches of 50 until complete' in result.stdout
     assert summary(result.stdout) == {name: (0, 0) for name in MIGRATIONS}
@@ -135,11 +117,11 @@ def test_online_migrations_create_incomplete_consumers(
         provider = legacy_data.add_provider(conn, 'legacy', with_root=True)
         consumers = legacy_data.add_consumerless_allocations(
             conn, provider, 3)
-    conf = config_file(tmp_path, db_url, placement={
+    conf = commands.manage_config(tmp_path, db_url, placement={
         'incomplete_consumer_project_id': 'legacy-project',
         'incomplete_consumer_user_id': 'legacy-user'})
 
-    first = online_migrations(config_dir, conf, '--max-count', '2')
+    first = commands.online_migrations(config_dir, conf, '--max-count', '2')
     assert first.returncode == 1, first.stderr
     assert ('3 rows matched query create_incomplete_consumers, 2 migrated'
             in first.stdout)
@@ -147,7 +129,7 @@ def test_online_migrations_create_incomplete_consumers(
         'set_root_provider_ids': (0, 0),
         'create_incomplete_consumers': (3, 2)}
 
-    rest = online_migrations(config_dir, conf)
+    rest = commands.online_migrations(config_dir, conf)
     assert rest.returncode == 0, rest.stderr
     assert summary(rest.stdout)['create_incomplete_consumers'] == (1, 1)
 
@@ -175,13 +157,13 @@ def test_online_migrations_set_root_provider_ids(
         parent = legacy_data.add_provider(conn, 'parent')
         legacy_data.set_parent(conn, child, parent)
         other = legacy_data.add_provider(conn, 'other')
-    conf = config_file(tmp_path, db_url)
+    conf = commands.manage_config(tmp_path, db_url)
 
-    first = online_migrations(config_dir, conf, '--max-count', '1')
+    first = commands.online_migrations(config_dir, conf, '--max-count', '1')
     assert first.returncode == 1, first.stderr
     assert summary(first.stdout)['set_root_provider_ids'] == (3, 1)
 
-    rest = online_migrations(config_dir, conf)
+    rest = commands.online_migrations(config_dir, conf)
     assert rest.returncode == 0, rest.stderr
     assert summary(rest.stdout)['set_root_provider_ids'] == (2, 2)
 
@@ -206,7 +188,7 @@ def in_process(monkeypatch, config_dir):
 @pytest.mark.parametrize('max_count', ['0', '-1', 'abc'])
 def test_online_migrations_bad_max_count(tmp_path, capsys, in_process,
                                          max_count):
-    conf = config_file(tmp_path, 'sqlite://')
+    conf = commands.manage_config(tmp_path, 'sqlite://')
     assert manage.main(['--config-file', conf, 'db',
                         'online_data_migrations',
                         '--max-count', max_count]) == 127
@@ -226,7 +208,7 @@ def broken_migration(monkeypatch, in_process):
 @pytest.mark.parametrize('max_count', [[], ['--max-count', '5']])
 def test_online_migrations_error_and_nothing_done(
         tmp_path, capsys, db_url, broken_migration, max_count):
-    conf = config_file(tmp_path, db_url)
+    conf = commands.manage_config(tmp_path, db_url)
     assert manage.main(['--config-file', conf, 'db',
                         'online_data_migrations', *max_count]) == 2
     assert 'Some migrations failed unexpectedly' in capsys.readouterr().out
@@ -237,7 +219,7 @@ def test_online_migrations_error_and_progress(
         tmp_path, capsys, db_url, db, broken_migration):
     with db.writer() as conn:
         legacy_data.add_provider(conn, 'legacy')
-    conf = config_file(tmp_path, db_url)
+    conf = commands.manage_config(tmp_path, db_url)
     # Run again: the failing one may depend on those that made progress.
     assert manage.main(['--config-file', conf, 'db',
                         'online_data_migrations', '--max-count', '5']) == 1
