@@ -12,8 +12,9 @@ from placement.conf import api
 from placement.conf import database
 from placement.conf import placement as placement_opts
 from placement.conf import policy
+from placement.conf import reports
 
-_MODULES = (api, database, placement_opts, policy)
+_MODULES = (api, database, placement_opts, policy, reports)
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
