@@ -39,7 +39,10 @@ class Zones:
         instead of putting every provider into the zone ``unknown``.
         """
         by_aggregate = {}
-        configured = conf.reports.availability_zones
+        try:
+            configured = conf.reports.availability_zones
+        except ValueError as exc:
+            raise ZoneMapError(f'{OPTION}: {exc}') from exc
         for name, uuid in configured.items():
             canonical = resource_provider.canonical_uuid(uuid or '')
             if not name or name == UNKNOWN or canonical is None:
