@@ -32,7 +32,7 @@ def _one(params, name):
 
 
 def selection(params):
-    """The :class:`areas.ResourceSelection` of ``service``/``area``/``resource``."""
+    """The :class:`areas.ResourceSelection` of service, area, resource."""
     for name in ('service', 'area'):
         for value in params.get(name, ()):
             if value not in areas.AREAS:

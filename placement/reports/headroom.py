@@ -9,7 +9,6 @@ import dataclasses
 from placement.objects import provider_filter
 from placement.objects import resource_class
 from placement.reports import inventory
-from placement.reports import scope as scope_mod
 from placement.reports import zones as zones_mod
 
 COUNTED = (
