@@ -23,6 +23,8 @@ from placement.reports import usage
 from placement.reports import zones
 
 _STATIC = importlib.resources.files('placement.reports') / 'static'
+#: The only names served: nothing outside the directory, whatever is asked.
+_ASSETS = frozenset(path.name for path in _STATIC.iterdir() if path.is_file())
 _PAGE = 'index.html'
 
 
@@ -102,12 +104,11 @@ def get_headroom(req):
 
 
 def _file_response(name):
-    path = _STATIC / name
-    if not (name and '/' not in name and path.is_file()):
+    if name not in _ASSETS:
         raise webob.exc.HTTPNotFound(
             f'The resource could not be found: /reports/static/{name}')
     content_type, _encoding = mimetypes.guess_type(name)
-    response = webob.Response(body=path.read_bytes(),
+    response = webob.Response(body=(_STATIC / name).read_bytes(),
                               content_type=content_type, charset='utf-8')
     response.cache_control = 'no-cache'
     return response
