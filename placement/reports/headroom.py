@@ -47,9 +47,10 @@ def fits(row, amount):
             and amount % row.step_size == 0):
         return 0
     capacity = (row.total - row.reserved) * row.allocation_ratio
-    count = max(int((capacity - row.used) // amount), 0)
+    used = int(row.used)  # MySQL sums are decimals
+    count = max(int((capacity - used) // amount), 0)
     # Float rounding of the division must not promise one too many.
-    while count and row.used + count * amount > capacity:
+    while count and used + count * amount > capacity:
         count -= 1
     return count
 
