@@ -48,11 +48,7 @@ def fits(row, amount):
         return 0
     capacity = (row.total - row.reserved) * row.allocation_ratio
     used = int(row.used)  # MySQL sums are decimals
-    count = max(int((capacity - used) // amount), 0)
-    # Float rounding of the division must not promise one too many.
-    while count and used + count * amount > capacity:
-        count -= 1
-    return count
+    return max(int((capacity - used) // amount), 0)
 
 
 def _per_provider(rows, resources):
