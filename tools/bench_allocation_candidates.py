@@ -358,12 +358,15 @@ class MemorySampler(threading.Thread):
 
 
 def count_results(body):
+    """The candidates returned; '-' for a report."""
+    if 'allocation_requests' not in body:
+        return '-'
     return len(body['allocation_requests'])
 
 
-def measure(http, server, name, query, args):
+def measure(http, server, name, query, args, path=QUERY_PATH):
     """Time one query; returns a result row."""
-    url = f'{server.endpoint}{QUERY_PATH}?{query}'
+    url = f'{server.endpoint}{path}?{query}'
 
     def fetch():
         started = time.perf_counter()
@@ -408,6 +411,22 @@ def nested_queries(_):
             ('nested granular same_subtree unlimited', NESTED_QUERY)]
 
 
+# The operators' reports, measured on each data set after its queries:
+# (name, path, query).
+REPORT_QUERIES = [
+    ('capacity', '/reports/capacity', ''),
+    ('capacity detail', '/reports/capacity', 'detail'),
+    ('usage sort=VCPU', '/reports/usage', 'sort=VCPU'),
+    ('headroom', '/reports/headroom', 'resources=VCPU:2,MEMORY_MB:2048'),
+]
+
+
+def measure_reports(http, server, args, phase):
+    return [measure(http, server, f'{phase} report {name}', query, args,
+                    path)
+            for name, path, query in REPORT_QUERIES]
+
+
 PHASES = {'flat': (load_flat, flat_queries),
           'nested': (load_nested, nested_queries)}
 
@@ -429,7 +448,8 @@ def run_phase(phase, args, http):
                       f'{time.monotonic() - started:.0f} s', flush=True)
             with running_server(conf, workdir, args, http) as server:
                 return [measure(http, server, name, query, args)
-                        for name, query in queries(loaded)]
+                        for name, query in queries(loaded)
+                        ] + measure_reports(http, server, args, phase)
     except Exception:
         _print_log_tail(os.path.join(workdir, 'server.log'))
         raise
