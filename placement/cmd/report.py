@@ -16,17 +16,13 @@ without a token; ``table`` (the default) prints them as tables.
 
 import json
 import sys
-import time
 
 import prettytable
 import webob.exc
 
 from placement import exception
 from placement.db import api as db_api
-from placement.reports import arguments
-from placement.reports import capacity
-from placement.reports import headroom
-from placement.reports import usage
+from placement.reports import documents
 from placement.reports import zones
 
 # The repeatable options, named as the query arguments they stand for.
@@ -38,16 +34,6 @@ _LIST_OPTIONS = {
                  'UUID, in:UUID1,UUID2 or !UUID.',
     'required': 'Traits the provider must have: T, in:T1,T2 or !T.',
 }
-
-
-def _params(args, names):
-    """``{query argument: [values]}`` of the command line options."""
-    params = {}
-    for name in names:
-        value = getattr(args, name)
-        if value not in (None, []):
-            params[name] = value if isinstance(value, list) else [value]
-    return params
 
 
 def _table(headers, rows):
@@ -124,45 +110,46 @@ def _headroom_tables(document):
             f"Not counted: {report['not_counted']}"]
 
 
-def _capacity(conn, conf, args, now):
-    params = _params(args, ('service', 'area', 'resource', 'member_of',
-                            'in_tree'))
-    return capacity.report(
-        conn, zones.Zones.from_conf(conf), arguments.selection(params),
-        arguments.scope(params), args.detail, now)
+def _usage(conn, conf, params, project=None):
+    if project is not None:
+        return documents.project_usage(conn, conf, params, project)
+    return documents.usage(conn, conf, params)
 
 
-def _usage(conn, conf, args, now):
-    selection = arguments.selection(
-        _params(args, ('service', 'area', 'resource')))
-    if args.project is not None:
-        return usage.one_project(conn, args.project, selection, args.detail,
-                                 now)
-    return usage.all_projects(conn, selection, args.sort, now)
-
-
-def _headroom(conn, conf, args, now):
-    params = _params(args, ('resources', 'required', 'member_of', 'in_tree'))
-    return headroom.report(conn, zones.Zones.from_conf(conf),
-                           arguments.shape(params), arguments.scope(params))
-
-
+# report: (build the document, print it as tables, its arguments)
 _REPORTS = {
-    'capacity': (_capacity, _capacity_tables),
-    'usage': (_usage, _usage_tables),
-    'headroom': (_headroom, _headroom_tables),
+    'capacity': (documents.capacity, _capacity_tables,
+                 documents.CAPACITY_ARGUMENTS),
+    'usage': (_usage, _usage_tables,
+              documents.USAGE_ARGUMENTS | documents.PROJECT_USAGE_ARGUMENTS),
+    'headroom': (documents.headroom, _headroom_tables,
+                 documents.HEADROOM_ARGUMENTS),
 }
+
+
+def _params(args, names):
+    """``{argument: [values]}`` of the options given on the command line."""
+    params = {}
+    for name in names:
+        value = getattr(args, name)
+        if value in (None, [], False):
+            continue
+        if value is True:  # --detail
+            value = ''
+        params[name] = value if isinstance(value, list) else [value]
+    return params
 
 
 def run(commands):
     """Print the report the command line asks for; 1 for bad input."""
     conf = commands.conf
     args = conf.command
-    build, tables = _REPORTS[args.report]
+    build, tables, names = _REPORTS[args.report]
+    extra = {'project': args.project} if args.report == 'usage' else {}
     database = db_api.Database(conf.placement_database)
     try:
         with database.reader() as conn:
-            document = build(conn, conf, args, int(time.time()))
+            document = build(conn, conf, _params(args, names), **extra)
     except (webob.exc.HTTPBadRequest, exception.PlacementError,
             zones.ZoneMapError) as exc:
         print(getattr(exc, 'detail', None) or exc, file=sys.stderr)

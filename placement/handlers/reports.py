@@ -7,7 +7,6 @@ reads only those, and /reports/static/{name} its assets.
 
 import importlib.resources
 import mimetypes
-import time
 
 import webob
 import webob.exc
@@ -16,11 +15,7 @@ from placement import util
 from placement import wsgi_wrapper
 from placement.handlers import provider_query
 from placement.policies import reports as policies
-from placement.reports import arguments
-from placement.reports import capacity
-from placement.reports import headroom
-from placement.reports import usage
-from placement.reports import zones
+from placement.reports import documents
 
 _STATIC = importlib.resources.files('placement.reports') / 'static'
 #: The only names served: nothing outside the directory, whatever is asked.
@@ -28,49 +23,37 @@ _ASSETS = frozenset(path.name for path in _STATIC.iterdir() if path.is_file())
 _PAGE = 'index.html'
 
 
-def _params(req, allowed, repeatable=()):
-    """``{name: [values]}`` of the query string (see util.query_params)."""
-    params = util.query_params(req, allowed, repeatable)
-    return {name: provider_query.listed(params, name) for name in params}
+def _answer(req, rule, allowed, build, target=None, **kwargs):
+    """The JSON document ``build`` makes of the request's arguments.
 
-
-def _report(req, rule, target=None):
-    """The context after checking ``rule``, and the answer's UNIX time."""
+    The arguments are checked as every query string is (unknown ones and
+    repeats of a single one are 400), then the policy ``rule`` against
+    ``target`` (the requester's own project by default).
+    """
+    params = util.query_params(req, allowed, documents.REPEATABLE & allowed)
+    params = {name: provider_query.listed(params, name) for name in params}
     context = req.environ['placement.context']
     context.can(rule, target)
-    return context, int(time.time())
+    with context.db.reader() as conn:
+        document = build(conn, context.config, params, **kwargs)
+    return util.json_response(req, document)
 
 
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
 @util.object_errors
 def get_capacity(req):
-    params = _params(
-        req, {*arguments.SELECTION, *arguments.SCOPE, 'detail'},
-        repeatable={*arguments.SELECTION, 'member_of'})
-    context, now = _report(req, policies.CAPACITY)
-    selection = arguments.selection(params)
-    scope = arguments.scope(params)
-    with context.db.reader() as conn:
-        document = capacity.report(
-            conn, zones.Zones.from_conf(context.config), selection, scope,
-            'detail' in params, now)
-    return util.json_response(req, document)
+    return _answer(req, policies.CAPACITY, documents.CAPACITY_ARGUMENTS,
+                   documents.capacity)
 
 
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
 @util.object_errors
 def list_usage(req):
-    params = _params(req, {*arguments.SELECTION, 'sort'},
-                     repeatable=set(arguments.SELECTION))
     # No project in the target: only admins and services see them all.
-    context, now = _report(req, policies.USAGE, {'project_id': None})
-    selection = arguments.selection(params)
-    sort = params.get('sort', [None])[-1]
-    with context.db.reader() as conn:
-        document = usage.all_projects(conn, selection, sort, now)
-    return util.json_response(req, document)
+    return _answer(req, policies.USAGE, documents.USAGE_ARGUMENTS,
+                   documents.usage, {'project_id': None})
 
 
 @wsgi_wrapper.PlacementWsgify
@@ -78,29 +61,17 @@ def list_usage(req):
 @util.object_errors
 def get_project_usage(req):
     project_id = util.path_arg(req, 'project_id')
-    params = _params(req, {*arguments.SELECTION, 'detail'},
-                     repeatable=set(arguments.SELECTION))
-    context, now = _report(req, policies.USAGE, {'project_id': project_id})
-    selection = arguments.selection(params)
-    with context.db.reader() as conn:
-        document = usage.one_project(conn, project_id, selection,
-                                     'detail' in params, now)
-    return util.json_response(req, document)
+    return _answer(req, policies.USAGE, documents.PROJECT_USAGE_ARGUMENTS,
+                   documents.project_usage, {'project_id': project_id},
+                   project_id=project_id)
 
 
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
 @util.object_errors
 def get_headroom(req):
-    params = _params(req, {'resources', 'required', *arguments.SCOPE},
-                     repeatable={'required', 'member_of'})
-    context, _now = _report(req, policies.HEADROOM)
-    shape = arguments.shape(params)
-    scope = arguments.scope(params)
-    with context.db.reader() as conn:
-        document = headroom.report(
-            conn, zones.Zones.from_conf(context.config), shape, scope)
-    return util.json_response(req, document)
+    return _answer(req, policies.HEADROOM, documents.HEADROOM_ARGUMENTS,
+                   documents.headroom)
 
 
 def _file_response(name):

@@ -68,10 +68,12 @@ def all_projects(conn, selection, sort_by, now):
                          for project in order]}
 
 
-def _consumers(conn, project_id):
+def _consumers(conn, project_id, selection):
     """``[{type, consumer_count, consumers: [{uuid, usage}]}]`` by type.
 
-    Consumers without a type are of type ``unknown``, as in GET /usages.
+    Consumers without a type are of type ``unknown``, as in GET /usages;
+    only the usage of the selected classes is shown, and only consumers
+    with some.
     """
     query = (_allocations()
              .add_columns(_ALLOC.c.consumer_id,
@@ -85,6 +87,8 @@ def _consumers(conn, project_id):
                        RC.c.name))
     by_type = {}
     for uuid, type_name, class_name, used in conn.execute(query):
+        if not selection.keeps(class_name):
+            continue
         consumers = by_type.setdefault(type_name or consumer.UNKNOWN_TYPE, {})
         consumers.setdefault(uuid, {})[class_name] = int(used)
     return [{'type': type_name,
@@ -103,5 +107,6 @@ def one_project(conn, project_id, selection, detail, now):
     usages = next(iter(_sums(conn, project_id).values()), {})
     project = _project(project_id, usages, selection, now)
     if detail:
-        project['consumer_types'] = _consumers(conn, project_id)
+        project['consumer_types'] = _consumers(conn, project_id,
+                                               selection)
     return {'project': project}
