@@ -3,14 +3,14 @@
 Per resource class: ``capacity`` = Σ ⌊(total − reserved) × allocation_ratio⌋,
 ``raw_capacity`` = Σ (total − reserved) (only for a class where some
 ratio ≠ 1), ``usage`` = Σ allocations; the same per availability zone and,
-with ``detail``, per provider tree (``subcapacities``).
+with ``detail``, per provider tree (``subcapacities``). The sums are
+GROUP BY queries over :func:`inventory.numbers`.
 """
-
-import dataclasses
 
 import sqlalchemy as sa
 
 from placement.db import models
+from placement.objects import resource_class
 from placement.objects import trait
 from placement.reports import areas
 from placement.reports import inventory
@@ -18,49 +18,29 @@ from placement.reports import scope as scope_mod
 from placement.reports import zones as zones_mod
 
 RP = scope_mod.RP
+RC = resource_class.RC
 _AGG = models.PlacementAggregate.__table__
 _RP_AGG = models.ResourceProviderAggregate.__table__
 _RP_TRAIT = models.ResourceProviderTrait.__table__
 
 
-@dataclasses.dataclass
-class _Numbers:
-    capacity: int = 0
-    raw_capacity: int = 0
-    usage: int = 0
-
-    def add(self, row):
-        raw, capacity = inventory.capacity(row)
-        self.raw_capacity += raw
-        self.capacity += capacity
-        self.usage += int(row.used)
-
-    def fields(self, with_raw):
-        fields = {'capacity': self.capacity}
-        if with_raw:
-            fields['raw_capacity'] = self.raw_capacity
-        fields['usage'] = self.usage
-        return fields
+def _sums(numbers):
+    return (sa.func.sum(numbers.c.capacity), sa.func.sum(numbers.c.raw),
+            sa.func.sum(numbers.c.used))
 
 
-@dataclasses.dataclass
-class _Resource:
-    total: _Numbers = dataclasses.field(default_factory=_Numbers)
-    zones: dict = dataclasses.field(default_factory=dict)
-    roots: dict = dataclasses.field(default_factory=dict)
-    overcommitted: bool = False
+def _fields(values, with_raw):
+    """``capacity``, ``raw_capacity`` (if ``with_raw``), ``usage``."""
+    capacity, raw, used = (inventory.integer(value) for value in values)
+    fields = {'capacity': capacity}
+    if with_raw:
+        fields['raw_capacity'] = raw
+    fields['usage'] = used
+    return fields
 
 
-def _roots_in_scope(conditions):
-    """The ids of the roots of providers in scope with inventory."""
-    return (sa.select(scope_mod.ROOT_ID)
-            .where(RP.c.id.in_(sa.select(inventory.INV.c.resource_provider_id)),
-                   *conditions))
-
-
-def _root_details(conn, conditions):
+def _root_details(conn, roots):
     """``{root id: {name, uuid, traits, aggregates}}``: three queries."""
-    roots = _roots_in_scope(conditions)
     details = {
         row.id: {'name': row.name, 'uuid': row.uuid,
                  'traits': [], 'aggregates': []}
@@ -82,30 +62,24 @@ def _root_details(conn, conditions):
     return details
 
 
-def _collect(rows, root_zones, detail):
-    """``{class name: _Resource}`` summed from inventory rows."""
-    resources = {}
-    for row in rows:
-        resource = resources.setdefault(row.class_name, _Resource())
-        resource.total.add(row)
-        resource.overcommitted |= inventory.overcommitted(row)
-        for zone in zones_mod.of_tree(root_zones, row.root_id):
-            resource.zones.setdefault(zone, _Numbers()).add(row)
-        if detail:
-            resource.roots.setdefault(row.root_id, _Numbers()).add(row)
-    return resources
-
-
-def _subcapacities(resource, details, root_zones):
-    entries = []
-    for root_id, numbers in resource.roots.items():
+def _subcapacities(conn, zones, numbers, overcommitted):
+    """``{class id: [subcapacity]}``: the sums of each tree, by name."""
+    details = _root_details(conn, sa.select(numbers.c.root_id))
+    root_zones = zones.of_roots(conn)
+    found = {}
+    for class_id, root_id, *values in conn.execute(
+            sa.select(numbers.c.resource_class_id, numbers.c.root_id,
+                      *_sums(numbers))
+            .group_by(numbers.c.resource_class_id, numbers.c.root_id)):
         root = details[root_id]
-        entries.append(dict(
+        found.setdefault(class_id, []).append(dict(
             name=root['name'], uuid=root['uuid'],
-            **numbers.fields(resource.overcommitted),
+            **_fields(values, class_id in overcommitted),
             traits=root['traits'], aggregates=root['aggregates'],
             zone=','.join(zones_mod.of_tree(root_zones, root_id))))
-    return sorted(entries, key=lambda entry: (entry['name'], entry['uuid']))
+    for entries in found.values():
+        entries.sort(key=lambda entry: (entry['name'], entry['uuid']))
+    return found
 
 
 def report(conn, zones, selection, scope, detail, now):
@@ -116,24 +90,32 @@ def report(conn, zones, selection, scope, detail, now):
     """
     scope.check(conn)
     selection.check(conn)
-    conditions = scope.conditions()
-    rows = [row for row in inventory.rows(conn, conditions)
-            if selection.keeps(row.class_name)]
-    root_zones = zones.of_roots(conn)
-    collected = _collect(rows, root_zones, detail)
-    details = _root_details(conn, conditions) if detail else {}
+    names = {class_id: name for class_id, name in conn.execute(
+        sa.select(RC.c.id, RC.c.name)) if selection.keeps(name)}
+    numbers = inventory.numbers(scope.conditions(), sorted(names))
+    totals = conn.execute(
+        sa.select(numbers.c.resource_class_id,
+                  sa.func.max(numbers.c.overcommitted), *_sums(numbers))
+        .group_by(numbers.c.resource_class_id)).all()
+    overcommitted = {class_id for class_id, over, *_values in totals
+                     if over}
+    per_zone = {}
+    for zone, class_id, *values in zones.sums(
+            conn, numbers, [numbers.c.resource_class_id], _sums(numbers)):
+        per_zone.setdefault(class_id, {})[zone] = dict(
+            name=zone, **_fields(values, class_id in overcommitted))
+    subcapacities = (_subcapacities(conn, zones, numbers, overcommitted)
+                     if detail else {})
     resources = {}
-    for class_name, resource in collected.items():
-        with_raw = resource.overcommitted
+    for class_id, _over, *values in totals:
         entry = areas.resource(
-            class_name, **resource.total.fields(with_raw),
+            names[class_id], **_fields(values, class_id in overcommitted),
             per_availability_zone=[
-                dict(name=zone, **resource.zones[zone].fields(with_raw))
-                for zone in zones.ordered(resource.zones)])
+                per_zone[class_id][zone]
+                for zone in zones.ordered(per_zone[class_id])])
         if detail:
-            entry['subcapacities'] = _subcapacities(
-                resource, details, root_zones)
-        resources[class_name] = entry
+            entry['subcapacities'] = subcapacities[class_id]
+        resources[names[class_id]] = entry
     return {'cluster': {
         'id': 'current',
         'services': areas.services(

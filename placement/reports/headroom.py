@@ -6,10 +6,11 @@ What is counted and what is not is said once, in :data:`COUNTED` and
 
 import dataclasses
 
+import sqlalchemy as sa
+
 from placement.objects import provider_filter
 from placement.objects import resource_class
 from placement.reports import inventory
-from placement.reports import zones as zones_mod
 
 COUNTED = (
     'Each provider that alone can serve the whole request: it has '
@@ -36,52 +37,54 @@ class Shape:
     forbidden_traits: frozenset = frozenset()
 
 
-def fits(row, amount):
-    """How many ``amount``s the inventory row still has room for.
+def _fits(numbers, amounts):
+    """Per inventory row: how many of its class's amount it has room for.
 
-    The same test as a claim: used + n × amount ≤ (total − reserved) ×
+    The test of a claim: used + n × amount ≤ (total − reserved) ×
     allocation_ratio, with min_unit ≤ amount ≤ max_unit and amount a
-    multiple of step_size.
+    multiple of step_size; 0 where the amount breaks those.
     """
-    if not (row.min_unit <= amount <= row.max_unit
-            and amount % row.step_size == 0):
-        return 0
-    capacity = (row.total - row.reserved) * row.allocation_ratio
-    used = int(row.used)  # MySQL sums are decimals
-    return max(int((capacity - used) // amount), 0)
-
-
-def _per_provider(rows, resources):
-    """``{(provider id, root id): count}`` of providers of every class."""
-    by_provider = {}
-    for row in rows:
-        by_provider.setdefault((row.provider_id, row.root_id), []).append(
-            fits(row, resources[row.class_name]))
-    return {key: min(counts) for key, counts in by_provider.items()
-            if len(counts) == len(resources)}
+    amount = sa.case(amounts, value=numbers.c.resource_class_id)
+    free = numbers.c.raw * numbers.c.allocation_ratio - numbers.c.used
+    return sa.case(
+        (sa.and_(numbers.c.min_unit <= amount, numbers.c.max_unit >= amount,
+                 amount % numbers.c.step_size == 0, free >= amount),
+         inventory.floor(free / amount)),
+        else_=0)
 
 
 def report(conn, zones, shape, scope):
-    """``{"headroom": {...}}``: the counts per zone and in total."""
+    """``{"headroom": {...}}``: the counts per zone and in total.
+
+    Two statements: the total, and the sums per zone, of a subquery with
+    one row per provider that has inventory of every requested class.
+    """
     scope.check(conn)
     class_ids = resource_class.ids_by_name(conn, shape.resources)
     conditions = scope.conditions() + provider_filter.trait_conditions(
         conn, provider_filter.ProviderFilter(
             required_traits=shape.required_traits,
             forbidden_traits=shape.forbidden_traits))
-    rows = inventory.rows(conn, conditions, sorted(class_ids.values()))
-    counts = _per_provider(rows, shape.resources)
-    root_zones = zones.of_roots(conn)
-    per_zone = {}
-    for (_provider, root_id), count in counts.items():
-        for zone in zones_mod.of_tree(root_zones, root_id):
-            totals = per_zone.setdefault(zone, [0, 0])
-            totals[0] += count
-            totals[1] += bool(count)
+    numbers = inventory.numbers(conditions, sorted(class_ids.values()))
+    amounts = {class_ids[name]: amount
+               for name, amount in shape.resources.items()}
+    providers = (
+        sa.select(numbers.c.root_id,
+                  sa.func.min(_fits(numbers, amounts)).label('count'))
+        .group_by(numbers.c.provider_id, numbers.c.root_id)
+        .having(sa.func.count() == len(amounts))
+        .subquery('providers'))
+    sums = (sa.func.sum(providers.c.count),
+            sa.func.sum(sa.case((providers.c.count > 0, 1), else_=0)))
+    count, with_room = conn.execute(sa.select(*sums)).one()
+    per_zone = {zone: (inventory.integer(zone_count),
+                       inventory.integer(zone_providers))
+                for zone, zone_count, zone_providers
+                in zones.sums(conn, providers, [], sums)}
     return {'headroom': {
         'resources': dict(shape.resources),
-        'count': sum(counts.values()),
-        'providers': sum(1 for count in counts.values() if count),
+        'count': inventory.integer(count),
+        'providers': inventory.integer(with_room),
         'per_availability_zone': [
             {'name': zone, 'count': per_zone[zone][0],
              'providers': per_zone[zone][1]}

@@ -52,19 +52,43 @@ class Zones:
             by_aggregate.setdefault(canonical, []).append(name)
         return cls(by_aggregate, (*configured, UNKNOWN))
 
+    def _memberships(self):
+        """Subquery ``(resource_provider_id, uuid)`` of zone aggregates."""
+        return (sa.select(_RP_AGG.c.resource_provider_id, _AGG.c.uuid)
+                .join(_AGG, _AGG.c.id == _RP_AGG.c.aggregate_id)
+                .where(_AGG.c.uuid.in_(sorted(self.by_aggregate)))
+                .subquery('zone_members'))
+
+    def sums(self, conn, source, keys, sums):
+        """``[(zone name, *keys, *sums)]``: ``source`` summed per zone.
+
+        ``source`` is a subquery with a ``root_id`` column; ``keys`` and
+        ``sums`` are its columns and aggregates. One statement: the rows
+        of each zone aggregate's trees, and those of trees in no zone.
+        """
+        members = self._memberships()
+        in_zone = (sa.select(members.c.uuid, *keys, *sums)
+                   .select_from(source.join(
+                       members,
+                       members.c.resource_provider_id == source.c.root_id))
+                   .group_by(members.c.uuid, *keys))
+        unknown = (sa.select(sa.null(), *keys, *sums)
+                   .where(source.c.root_id.not_in(
+                       sa.select(members.c.resource_provider_id)))
+                   .group_by(*keys).having(sa.func.count() > 0))
+        rows = []
+        for uuid, *values in conn.execute(sa.union_all(in_zone, unknown)):
+            for name in self.by_aggregate[uuid] if uuid else [UNKNOWN]:
+                rows.append((name, *values))
+        return rows
+
     def of_roots(self, conn):
         """``{root provider id: zone names}`` of the roots in some zone.
 
         One query over the memberships of the zones' aggregates.
         """
-        if not self.by_aggregate:
-            return {}
-        rows = conn.execute(
-            sa.select(_RP_AGG.c.resource_provider_id, _AGG.c.uuid)
-            .join(_AGG, _AGG.c.id == _RP_AGG.c.aggregate_id)
-            .where(_AGG.c.uuid.in_(sorted(self.by_aggregate))))
         found = {}
-        for provider_id, uuid in rows:
+        for provider_id, uuid in conn.execute(sa.select(self._memberships())):
             found.setdefault(provider_id, set()).update(
                 self.by_aggregate[uuid])
         return {provider_id: sorted(names, key=self.order.index)
