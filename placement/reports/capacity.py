@@ -39,32 +39,35 @@ def _fields(values, with_raw):
     return fields
 
 
-def _root_details(conn, roots):
-    """``{root id: {name, uuid, traits, aggregates}}``: three queries."""
+def _root_details(conn):
+    """``{root id: {name, uuid, traits, aggregates}}`` of every root.
+
+    Three joins (cheaper than narrowing them to the scope's roots).
+    """
+    is_root = scope_mod.ROOT_ID == RP.c.id
     details = {
         row.id: {'name': row.name, 'uuid': row.uuid,
                  'traits': [], 'aggregates': []}
         for row in conn.execute(
-            sa.select(RP.c.id, RP.c.name, RP.c.uuid)
-            .where(RP.c.id.in_(roots)))}
+            sa.select(RP.c.id, RP.c.name, RP.c.uuid).where(is_root))}
     for provider_id, name in conn.execute(
-            sa.select(_RP_TRAIT.c.resource_provider_id, trait.TRAIT.c.name)
+            sa.select(RP.c.id, trait.TRAIT.c.name)
+            .join(_RP_TRAIT, _RP_TRAIT.c.resource_provider_id == RP.c.id)
             .join(trait.TRAIT, trait.TRAIT.c.id == _RP_TRAIT.c.trait_id)
-            .where(_RP_TRAIT.c.resource_provider_id.in_(roots))
-            .order_by(trait.TRAIT.c.name)):
+            .where(is_root).order_by(trait.TRAIT.c.name)):
         details[provider_id]['traits'].append(name)
     for provider_id, uuid in conn.execute(
-            sa.select(_RP_AGG.c.resource_provider_id, _AGG.c.uuid)
+            sa.select(RP.c.id, _AGG.c.uuid)
+            .join(_RP_AGG, _RP_AGG.c.resource_provider_id == RP.c.id)
             .join(_AGG, _AGG.c.id == _RP_AGG.c.aggregate_id)
-            .where(_RP_AGG.c.resource_provider_id.in_(roots))
-            .order_by(_AGG.c.uuid)):
+            .where(is_root).order_by(_AGG.c.uuid)):
         details[provider_id]['aggregates'].append(uuid)
     return details
 
 
 def _subcapacities(conn, zones, numbers, overcommitted):
     """``{class id: [subcapacity]}``: the sums of each tree, by name."""
-    details = _root_details(conn, sa.select(numbers.c.root_id))
+    details = _root_details(conn)
     root_zones = zones.of_roots(conn)
     found = {}
     for class_id, root_id, *values in conn.execute(

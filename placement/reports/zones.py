@@ -63,21 +63,19 @@ class Zones:
         """``[(zone name, *keys, *sums)]``: ``source`` summed per zone.
 
         ``source`` is a subquery with a ``root_id`` column; ``keys`` and
-        ``sums`` are its columns and aggregates. One statement: the rows
-        of each zone aggregate's trees, and those of trees in no zone.
+        ``sums`` are its columns and aggregates. One GROUP BY over
+        ``source`` outer-joined to the zone aggregates of its roots: a
+        tree in two zones is in both groups, one in none in the NULL
+        group (``unknown``).
         """
         members = self._memberships()
-        in_zone = (sa.select(members.c.uuid, *keys, *sums)
-                   .select_from(source.join(
-                       members,
-                       members.c.resource_provider_id == source.c.root_id))
-                   .group_by(members.c.uuid, *keys))
-        unknown = (sa.select(sa.null(), *keys, *sums)
-                   .where(source.c.root_id.not_in(
-                       sa.select(members.c.resource_provider_id)))
-                   .group_by(*keys).having(sa.func.count() > 0))
         rows = []
-        for uuid, *values in conn.execute(sa.union_all(in_zone, unknown)):
+        for uuid, *values in conn.execute(
+                sa.select(members.c.uuid, *keys, *sums)
+                .select_from(source.outerjoin(
+                    members,
+                    members.c.resource_provider_id == source.c.root_id))
+                .group_by(members.c.uuid, *keys)):
             for name in self.by_aggregate[uuid] if uuid else [UNKNOWN]:
                 rows.append((name, *values))
         return rows
