@@ -40,8 +40,9 @@ def _expand_roles(roles):
 class NoAuthMiddleware:
     """Trust the token: ``admin``, or ``user`` or ``user:project``.
 
-    The ``admin`` user gets the admin role; ``X-Roles`` adds roles, and
-    an ``OpenStack-System-Scope`` header gives a system-scoped token (with
+    The ``admin`` user gets the admin role; ``X-Roles`` adds roles,
+    ``X-Project-Id`` names the project (else the token does), and an
+    ``OpenStack-System-Scope`` header gives a system-scoped token (with
     no project), exactly as the keystone middleware would present them.
     """
 
@@ -56,8 +57,9 @@ class NoAuthMiddleware:
         if not token:
             raise webob.exc.HTTPUnauthorized(
                 'The request you have made requires authentication.')
-        user_id, _sep, project_id = token.partition(':')
-        project_id = project_id or user_id
+        user_id, _sep, token_project_id = token.partition(':')
+        project_id = (req.headers.get('X-Project-Id')
+                      or token_project_id or user_id)
         requested = [role.strip().lower()
                      for role in req.headers.get('X-Roles', '').split(',')
                      if role.strip()]

@@ -29,12 +29,14 @@ class RequestContext(context.RequestContext):
             target = {'project_id': self.project_id,
                       'user_id': self.user_id}
         try:
-            allowed = self.enforcer.enforce(action, target, self)
-        except oslo_policy.InvalidScope:
-            allowed = False
-        if not allowed:
+            self.enforcer.enforce(action, target, self, do_raise=True)
+        except (oslo_policy.PolicyNotAuthorized,
+                oslo_policy.InvalidScope):
+            # A token of the wrong scope (a system-scoped one on a
+            # project-scoped rule) is refused like a missing role.
             raise webob.exc.HTTPForbidden(
-                f'Policy does not allow {action} to be performed.')
+                f'Policy does not allow {action} to be performed.'
+            ) from None
 
 
 def make_middleware(conf, db, enforcer):

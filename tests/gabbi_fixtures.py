@@ -38,7 +38,8 @@ def setup_app():
 
 
 class APIFixture(fixture.GabbiFixture):
-    """noauth2, default policy, an empty database with standard names."""
+    """noauth2, default policy (oslo.policy's ``enforce_new_defaults``
+    default, True), an empty database with standard names."""
 
     #: ``group__option`` config overrides of subclasses.
     overrides = {}
@@ -63,22 +64,24 @@ class APIFixture(fixture.GabbiFixture):
         self.db.dispose()
 
 
-class SecureRBACPolicyFixture(APIFixture):
-    """The new policy defaults and scope checks enforced."""
+class LegacyPolicyFixture(APIFixture):
+    """``[oslo_policy] enforce_new_defaults = False``: the admin role
+    also passes every rule through the deprecated ``rule:admin_api``."""
 
-    overrides = {'oslo_policy__enforce_scope': True,
-                 'oslo_policy__enforce_new_defaults': True}
+    overrides = {'oslo_policy__enforce_new_defaults': False}
 
 
 class PolicyFileFixture(APIFixture):
     """A policy file that overrides some rules.
 
-    Reading the version document stays open; listing resource providers
-    needs the ``lister`` role; every other rule keeps its default.
+    Listing resource providers needs the ``lister`` role, and the admin
+    role may reshape again (as with the Yoga defaults); every other rule
+    keeps its default.
     """
 
     POLICY = (
         '"placement:resource_providers:list": "role:lister"\n'
+        '"service_api": "role:admin or role:service"\n'
     )
 
     def configure(self, conf):

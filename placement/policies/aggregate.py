@@ -7,11 +7,11 @@ UPDATE = 'placement:resource_providers:aggregates:update'
 
 _RULES = [
     base.api_rule(
-        LIST, base.SYSTEM_READER_API,
+        LIST, base.ADMIN_OR_SERVICE_API,
         'List resource provider aggregates.',
         [('GET', '/resource_providers/{uuid}/aggregates')]),
     base.api_rule(
-        UPDATE, base.SYSTEM_ADMIN_API,
+        UPDATE, base.ADMIN_OR_SERVICE_API,
         'Update resource provider aggregates.',
         [('PUT', '/resource_providers/{uuid}/aggregates')]),
 ]

@@ -10,23 +10,23 @@ RP_ALLOC_LIST = 'placement:resource_providers:allocations:list'
 
 _RULES = [
     base.api_rule(
-        ALLOC_MANAGE, base.SYSTEM_ADMIN_API,
+        ALLOC_MANAGE, base.ADMIN_OR_SERVICE_API,
         'Manage allocations.',
         [('POST', '/allocations')]),
     base.api_rule(
-        ALLOC_LIST, base.SYSTEM_READER_API,
+        ALLOC_LIST, base.ADMIN_OR_SERVICE_API,
         'List allocations.',
         [('GET', '/allocations/{consumer_uuid}')]),
     base.api_rule(
-        ALLOC_UPDATE, base.SYSTEM_ADMIN_API,
+        ALLOC_UPDATE, base.ADMIN_OR_SERVICE_API,
         'Update allocations.',
         [('PUT', '/allocations/{consumer_uuid}')]),
     base.api_rule(
-        ALLOC_DELETE, base.SYSTEM_ADMIN_API,
+        ALLOC_DELETE, base.ADMIN_OR_SERVICE_API,
         'Delete allocations.',
         [('DELETE', '/allocations/{consumer_uuid}')]),
     base.api_rule(
-        RP_ALLOC_LIST, base.SYSTEM_READER_API,
+        RP_ALLOC_LIST, base.ADMIN_OR_SERVICE_API,
         'List resource provider allocations.',
         [('GET', '/resource_providers/{uuid}/allocations')]),
 ]

@@ -6,7 +6,7 @@ LIST = 'placement:allocation_candidates:list'
 
 _RULES = [
     base.api_rule(
-        LIST, base.SYSTEM_READER_API,
+        LIST, base.ADMIN_OR_SERVICE_API,
         'List allocation candidates.',
         [('GET', '/allocation_candidates')]),
 ]

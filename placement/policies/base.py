@@ -1,48 +1,58 @@
-"""The base rules the per-API rules are built from."""
+"""The base rules the per-API rules are built from.
+
+These are the defaults deployed today (the "consistent and secure RBAC"
+defaults of 2023 onwards): project-scoped tokens, the ``admin`` and
+``service`` roles, and a project reader for its own usages. Until
+``[oslo_policy] enforce_new_defaults`` is set the admin role also passes
+every rule through the deprecated ``rule:admin_api`` (oslo.policy ORs a
+deprecated rule in by itself).
+"""
 
 from oslo_policy import policy
 
 ADMIN_API = 'rule:admin_api'
-SYSTEM_ADMIN_API = 'rule:system_admin_api'
-SYSTEM_READER_API = 'rule:system_reader_api'
+SERVICE_API = 'rule:service_api'
+ADMIN_OR_SERVICE_API = 'rule:admin_or_service_api'
 PROJECT_READER_API = 'rule:project_reader_api'
-SYSTEM_OR_PROJECT_READER = 'rule:system_or_project_reader'
+ADMIN_OR_PROJECT_READER_OR_SERVICE_API = (
+    'rule:admin_or_project_reader_or_service_api')
+
+_PROJECT = ['project']
 
 _DEPRECATED_REASON = """
-Placement API policies are introducing new default roles with scope_type
-capabilities. Old policies are deprecated and silently going to be ignored
-in the placement 6.0.0 (Xena) release.
+Placement API policies introduced the service role and project-scoped
+defaults (the consistent and secure RBAC community goal); the admin role
+alone no longer passes the rules meant for services.
 """
 
-# Until [oslo_policy] enforce_new_defaults is set, a token with the admin
-# role still passes every new-style base rule through this deprecated one.
+# While [oslo_policy] enforce_new_defaults is False, a token with the
+# admin role still passes every base rule that names this deprecated one.
 DEPRECATED_ADMIN_POLICY = policy.DeprecatedRule(
     name=ADMIN_API,
     check_str='role:admin',
     deprecated_reason=_DEPRECATED_REASON,
-    deprecated_since='W',
+    deprecated_since='2023.2',
 )
 
 _RULES = [
     policy.RuleDefault(
         'admin_api',
         'role:admin',
-        description='Default rule for most placement APIs.',
-        scope_types=['system'],
-        deprecated_for_removal=True,
-        deprecated_reason=_DEPRECATED_REASON,
-        deprecated_since='W',
+        description='Default rule for administrative APIs.',
+        scope_types=_PROJECT,
     ),
     policy.RuleDefault(
-        'system_admin_api',
-        'role:admin and system_scope:all',
-        description='Default rule for System Admin APIs.',
+        'service_api',
+        'role:service',
+        description='Default rule for service-to-service APIs.',
+        scope_types=_PROJECT,
         deprecated_rule=DEPRECATED_ADMIN_POLICY,
     ),
     policy.RuleDefault(
-        'system_reader_api',
-        'role:reader and system_scope:all',
-        description='Default rule for System level read only APIs.',
+        'admin_or_service_api',
+        'role:admin or role:service',
+        description='Default rule for most placement APIs.',
+        scope_types=_PROJECT,
         deprecated_rule=DEPRECATED_ADMIN_POLICY,
     ),
     policy.RuleDefault(
@@ -52,9 +62,11 @@ _RULES = [
         deprecated_rule=DEPRECATED_ADMIN_POLICY,
     ),
     policy.RuleDefault(
-        'system_or_project_reader',
-        f'{SYSTEM_READER_API} or {PROJECT_READER_API}',
-        description='Default rule for System+Project read only APIs.',
+        'admin_or_project_reader_or_service_api',
+        f'role:admin or {PROJECT_READER_API} or role:service',
+        description='Default rule for project level read only APIs that '
+                    'administrators and services also use.',
+        scope_types=_PROJECT,
         deprecated_rule=DEPRECATED_ADMIN_POLICY,
     ),
 ]
@@ -64,14 +76,16 @@ def list_rules():
     return _RULES
 
 
-def api_rule(name, check_str, description, operations,
-             scope_types=('system',)):
-    """A documented per-API rule: ``operations`` is [(method, path)]."""
+def api_rule(name, check_str, description, operations):
+    """A documented per-API rule: ``operations`` is [(method, path)].
+
+    Every per-API rule is for project-scoped tokens only.
+    """
     return policy.DocumentedRuleDefault(
         name=name,
         check_str=check_str,
         description=description,
         operations=[{'method': method, 'path': path}
                     for method, path in operations],
-        scope_types=list(scope_types),
+        scope_types=_PROJECT,
     )

@@ -10,25 +10,25 @@ DELETE = 'placement:resource_providers:inventories:delete'
 
 _RULES = [
     base.api_rule(
-        LIST, base.SYSTEM_READER_API,
+        LIST, base.ADMIN_OR_SERVICE_API,
         'List resource provider inventories.',
         [('GET', '/resource_providers/{uuid}/inventories')]),
     base.api_rule(
-        CREATE, base.SYSTEM_ADMIN_API,
+        CREATE, base.ADMIN_OR_SERVICE_API,
         'Create one resource provider inventory.',
         [('POST', '/resource_providers/{uuid}/inventories')]),
     base.api_rule(
-        SHOW, base.SYSTEM_READER_API,
+        SHOW, base.ADMIN_OR_SERVICE_API,
         'Show resource provider inventory.',
         [('GET', '/resource_providers/{uuid}/inventories/{resource_class}')]),
     base.api_rule(
-        UPDATE, base.SYSTEM_ADMIN_API,
+        UPDATE, base.ADMIN_OR_SERVICE_API,
         'Update resource provider inventory.',
         [('PUT', '/resource_providers/{uuid}/inventories'),
          ('PUT',
           '/resource_providers/{uuid}/inventories/{resource_class}')]),
     base.api_rule(
-        DELETE, base.SYSTEM_ADMIN_API,
+        DELETE, base.ADMIN_OR_SERVICE_API,
         'Delete resource provider inventory.',
         [('DELETE', '/resource_providers/{uuid}/inventories'),
          ('DELETE',

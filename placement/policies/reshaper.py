@@ -6,7 +6,7 @@ RESHAPE = 'placement:reshaper:reshape'
 
 _RULES = [
     base.api_rule(
-        RESHAPE, base.SYSTEM_ADMIN_API,
+        RESHAPE, base.SERVICE_API,
         'Reshape Inventory and Allocations.',
         [('POST', '/reshaper')]),
 ]

@@ -10,23 +10,23 @@ DELETE = 'placement:resource_classes:delete'
 
 _RULES = [
     base.api_rule(
-        LIST, base.SYSTEM_READER_API,
+        LIST, base.ADMIN_OR_SERVICE_API,
         'List resource classes.',
         [('GET', '/resource_classes')]),
     base.api_rule(
-        CREATE, base.SYSTEM_ADMIN_API,
+        CREATE, base.ADMIN_OR_SERVICE_API,
         'Create resource class.',
         [('POST', '/resource_classes')]),
     base.api_rule(
-        SHOW, base.SYSTEM_READER_API,
+        SHOW, base.ADMIN_OR_SERVICE_API,
         'Show resource class.',
         [('GET', '/resource_classes/{name}')]),
     base.api_rule(
-        UPDATE, base.SYSTEM_ADMIN_API,
+        UPDATE, base.ADMIN_OR_SERVICE_API,
         'Update resource class.',
         [('PUT', '/resource_classes/{name}')]),
     base.api_rule(
-        DELETE, base.SYSTEM_ADMIN_API,
+        DELETE, base.ADMIN_OR_SERVICE_API,
         'Delete resource class.',
         [('DELETE', '/resource_classes/{name}')]),
 ]

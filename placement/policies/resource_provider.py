@@ -10,23 +10,23 @@ DELETE = 'placement:resource_providers:delete'
 
 _RULES = [
     base.api_rule(
-        LIST, base.SYSTEM_READER_API,
+        LIST, base.ADMIN_OR_SERVICE_API,
         'List resource providers.',
         [('GET', '/resource_providers')]),
     base.api_rule(
-        CREATE, base.SYSTEM_ADMIN_API,
+        CREATE, base.ADMIN_OR_SERVICE_API,
         'Create resource provider.',
         [('POST', '/resource_providers')]),
     base.api_rule(
-        SHOW, base.SYSTEM_READER_API,
+        SHOW, base.ADMIN_OR_SERVICE_API,
         'Show resource provider.',
         [('GET', '/resource_providers/{uuid}')]),
     base.api_rule(
-        UPDATE, base.SYSTEM_ADMIN_API,
+        UPDATE, base.ADMIN_OR_SERVICE_API,
         'Update resource provider.',
         [('PUT', '/resource_providers/{uuid}')]),
     base.api_rule(
-        DELETE, base.SYSTEM_ADMIN_API,
+        DELETE, base.ADMIN_OR_SERVICE_API,
         'Delete resource provider.',
         [('DELETE', '/resource_providers/{uuid}')]),
 ]

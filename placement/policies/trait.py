@@ -12,31 +12,31 @@ RP_TRAIT_DELETE = 'placement:resource_providers:traits:delete'
 
 _RULES = [
     base.api_rule(
-        LIST, base.SYSTEM_READER_API,
+        LIST, base.ADMIN_OR_SERVICE_API,
         'List traits.',
         [('GET', '/traits')]),
     base.api_rule(
-        SHOW, base.SYSTEM_READER_API,
+        SHOW, base.ADMIN_OR_SERVICE_API,
         'Show trait.',
         [('GET', '/traits/{name}')]),
     base.api_rule(
-        UPDATE, base.SYSTEM_ADMIN_API,
+        UPDATE, base.ADMIN_OR_SERVICE_API,
         'Update trait.',
         [('PUT', '/traits/{name}')]),
     base.api_rule(
-        DELETE, base.SYSTEM_ADMIN_API,
+        DELETE, base.ADMIN_OR_SERVICE_API,
         'Delete trait.',
         [('DELETE', '/traits/{name}')]),
     base.api_rule(
-        RP_TRAIT_LIST, base.SYSTEM_READER_API,
+        RP_TRAIT_LIST, base.ADMIN_OR_SERVICE_API,
         'List resource provider traits.',
         [('GET', '/resource_providers/{uuid}/traits')]),
     base.api_rule(
-        RP_TRAIT_UPDATE, base.SYSTEM_ADMIN_API,
+        RP_TRAIT_UPDATE, base.ADMIN_OR_SERVICE_API,
         'Update resource provider traits.',
         [('PUT', '/resource_providers/{uuid}/traits')]),
     base.api_rule(
-        RP_TRAIT_DELETE, base.SYSTEM_ADMIN_API,
+        RP_TRAIT_DELETE, base.ADMIN_OR_SERVICE_API,
         'Delete resource provider traits.',
         [('DELETE', '/resource_providers/{uuid}/traits')]),
 ]

@@ -7,14 +7,13 @@ TOTAL_USAGES = 'placement:usages'
 
 _RULES = [
     base.api_rule(
-        PROVIDER_USAGES, base.SYSTEM_READER_API,
+        PROVIDER_USAGES, base.ADMIN_OR_SERVICE_API,
         'List resource provider usages.',
         [('GET', '/resource_providers/{uuid}/usages')]),
     base.api_rule(
-        TOTAL_USAGES, base.SYSTEM_OR_PROJECT_READER,
+        TOTAL_USAGES, base.ADMIN_OR_PROJECT_READER_OR_SERVICE_API,
         'List total resource usages for a given project.',
-        [('GET', '/usages')],
-        scope_types=('system', 'project')),
+        [('GET', '/usages')]),
 ]
 
 

@@ -45,9 +45,10 @@ DOCUMENTED = {
         'pool_timeout': (INT, None),
         'sync_on_startup': (BOOL, False),
     },
+    # oslo.policy's own option and default (it no longer has
+    # enforce_scope: the token scope is always checked).
     'oslo_policy': {
-        'enforce_scope': (BOOL, False),
-        'enforce_new_defaults': (BOOL, False),
+        'enforce_new_defaults': (BOOL, True),
     },
 }
 CASES = [(group, name) for group, options in DOCUMENTED.items()
@@ -112,15 +113,13 @@ def test_options_are_read_from_a_config_file(tmp_path):
         '[placement_database]\n'
         'max_retries = -1\n'
         '[oslo_policy]\n'
-        'enforce_scope = true\n'
-        'enforce_new_defaults = true\n')
+        'enforce_new_defaults = false\n')
     conf = loading.new_conf()
     conf([], project='placement', default_config_files=[str(path)])
     assert conf.placement.allocation_conflict_retry_count == 3
     assert conf.placement.randomize_allocation_candidates is True
     assert conf.placement_database.max_retries == -1
-    assert conf.oslo_policy.enforce_scope is True
-    assert conf.oslo_policy.enforce_new_defaults is True
+    assert conf.oslo_policy.enforce_new_defaults is False
 
 
 def test_negative_retry_count_is_refused(conf):
@@ -140,8 +139,8 @@ def test_overrides_stay_in_their_own_configuration(conf):
     conf.set_override('connection', 'sqlite://', group='placement_database')
     conf.set_override('auth_strategy', 'noauth2', group='api')
     conf.set_override('max_allocation_candidates', 5, group='placement')
-    conf.set_override('enforce_scope', True, group='oslo_policy')
+    conf.set_override('enforce_new_defaults', False, group='oslo_policy')
     assert other.placement_database.connection is None
     assert other.api.auth_strategy == 'keystone'
     assert other.placement.max_allocation_candidates == -1
-    assert other.oslo_policy.enforce_scope is False
+    assert other.oslo_policy.enforce_new_defaults is True

@@ -110,9 +110,14 @@ def test_system_scope_drops_a_project_sent_by_the_client(app):
     assert context['roles'] == ['reader']
 
 
-def test_client_identity_headers_do_not_override_the_token(app):
-    context = _context(app, 'alice:project-a', **{
-        'X-User-Id': 'mallory', 'X-Project-Id': 'project-m'})
+def test_project_header_names_the_project(app):
+    context = _context(app, 'alice:project-a', **{'X-Project-Id': 'p1'})
+    assert context['user_id'] == 'alice'
+    assert context['project_id'] == 'p1'
+
+
+def test_user_header_does_not_override_the_token(app):
+    context = _context(app, 'alice:project-a', **{'X-User-Id': 'mallory'})
     assert context['user_id'] == 'alice'
     assert context['project_id'] == 'project-a'
 

@@ -1,107 +1,118 @@
-"""Policy rules: the defaults of the policy reference, and enforcement.
+"""Policy rules: the defaults deployed today, and their enforcement.
 
-The expected table is copied by hand from the policy reference of the
-documentation (names, check strings, scope types, operations). The
-reference spells the reshaper rule ``placement:resaper:reshape`` on
-``POST /resaper``; its sample policy file, the API and the upstream
-service say ``reshaper``, which is what is expected here.
+The expected table is copied by hand from
+``spec/policy-defaults-today.md`` (names, check strings, scope types)
+and the policy reference (operations). The reference spells the
+reshaper rule ``placement:resaper:reshape`` on ``POST /resaper``; its
+sample policy file, the API and the upstream service say ``reshaper``,
+which is what is expected here. Who may do what per persona is proved
+through the API by ``gabbits/policy-personas*.yaml``.
 """
+
+import os
 
 import pytest
 import webob.exc
+from oslo_config import cfg
+from oslo_policy import generator
 
 from placement import context as placement_context
 from placement import policies
 from placement import policy
 from placement.conf import loading
 
-SYS_ADMIN = 'rule:system_admin_api'
-SYS_READER = 'rule:system_reader_api'
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+ADMIN_OR_SERVICE = 'rule:admin_or_service_api'
+PROJECT = ['project']
 RP = '/resource_providers/{uuid}'
 
 # name: (check string, scope types, operations)
 BASE_RULES = {
-    'admin_api': ('role:admin', ['system'], []),
-    'system_admin_api': ('role:admin and system_scope:all', None, []),
-    'system_reader_api': ('role:reader and system_scope:all', None, []),
+    'admin_api': ('role:admin', PROJECT, []),
+    'service_api': ('role:service', PROJECT, []),
+    'admin_or_service_api': ('role:admin or role:service', PROJECT, []),
     'project_reader_api': (
         'role:reader and project_id:%(project_id)s', None, []),
-    'system_or_project_reader': (
-        'rule:system_reader_api or rule:project_reader_api', None, []),
+    'admin_or_project_reader_or_service_api': (
+        'role:admin or rule:project_reader_api or role:service',
+        PROJECT, []),
 }
 API_RULES = {
     'placement:resource_providers:list': (
-        SYS_READER, ['system'], [('GET', '/resource_providers')]),
+        ADMIN_OR_SERVICE, PROJECT, [('GET', '/resource_providers')]),
     'placement:resource_providers:create': (
-        SYS_ADMIN, ['system'], [('POST', '/resource_providers')]),
+        ADMIN_OR_SERVICE, PROJECT, [('POST', '/resource_providers')]),
     'placement:resource_providers:show': (
-        SYS_READER, ['system'], [('GET', RP)]),
+        ADMIN_OR_SERVICE, PROJECT, [('GET', RP)]),
     'placement:resource_providers:update': (
-        SYS_ADMIN, ['system'], [('PUT', RP)]),
+        ADMIN_OR_SERVICE, PROJECT, [('PUT', RP)]),
     'placement:resource_providers:delete': (
-        SYS_ADMIN, ['system'], [('DELETE', RP)]),
+        ADMIN_OR_SERVICE, PROJECT, [('DELETE', RP)]),
     'placement:resource_classes:list': (
-        SYS_READER, ['system'], [('GET', '/resource_classes')]),
+        ADMIN_OR_SERVICE, PROJECT, [('GET', '/resource_classes')]),
     'placement:resource_classes:create': (
-        SYS_ADMIN, ['system'], [('POST', '/resource_classes')]),
+        ADMIN_OR_SERVICE, PROJECT, [('POST', '/resource_classes')]),
     'placement:resource_classes:show': (
-        SYS_READER, ['system'], [('GET', '/resource_classes/{name}')]),
+        ADMIN_OR_SERVICE, PROJECT, [('GET', '/resource_classes/{name}')]),
     'placement:resource_classes:update': (
-        SYS_ADMIN, ['system'], [('PUT', '/resource_classes/{name}')]),
+        ADMIN_OR_SERVICE, PROJECT, [('PUT', '/resource_classes/{name}')]),
     'placement:resource_classes:delete': (
-        SYS_ADMIN, ['system'], [('DELETE', '/resource_classes/{name}')]),
+        ADMIN_OR_SERVICE, PROJECT,
+        [('DELETE', '/resource_classes/{name}')]),
     'placement:resource_providers:inventories:list': (
-        SYS_READER, ['system'], [('GET', RP + '/inventories')]),
+        ADMIN_OR_SERVICE, PROJECT, [('GET', RP + '/inventories')]),
     'placement:resource_providers:inventories:create': (
-        SYS_ADMIN, ['system'], [('POST', RP + '/inventories')]),
+        ADMIN_OR_SERVICE, PROJECT, [('POST', RP + '/inventories')]),
     'placement:resource_providers:inventories:show': (
-        SYS_READER, ['system'],
+        ADMIN_OR_SERVICE, PROJECT,
         [('GET', RP + '/inventories/{resource_class}')]),
     'placement:resource_providers:inventories:update': (
-        SYS_ADMIN, ['system'],
+        ADMIN_OR_SERVICE, PROJECT,
         [('PUT', RP + '/inventories'),
          ('PUT', RP + '/inventories/{resource_class}')]),
     'placement:resource_providers:inventories:delete': (
-        SYS_ADMIN, ['system'],
+        ADMIN_OR_SERVICE, PROJECT,
         [('DELETE', RP + '/inventories'),
          ('DELETE', RP + '/inventories/{resource_class}')]),
     'placement:resource_providers:aggregates:list': (
-        SYS_READER, ['system'], [('GET', RP + '/aggregates')]),
+        ADMIN_OR_SERVICE, PROJECT, [('GET', RP + '/aggregates')]),
     'placement:resource_providers:aggregates:update': (
-        SYS_ADMIN, ['system'], [('PUT', RP + '/aggregates')]),
+        ADMIN_OR_SERVICE, PROJECT, [('PUT', RP + '/aggregates')]),
     'placement:resource_providers:usages': (
-        SYS_READER, ['system'], [('GET', RP + '/usages')]),
+        ADMIN_OR_SERVICE, PROJECT, [('GET', RP + '/usages')]),
     'placement:usages': (
-        'rule:system_or_project_reader', ['system', 'project'],
+        'rule:admin_or_project_reader_or_service_api', PROJECT,
         [('GET', '/usages')]),
-    'placement:traits:list': (SYS_READER, ['system'], [('GET', '/traits')]),
+    'placement:traits:list': (
+        ADMIN_OR_SERVICE, PROJECT, [('GET', '/traits')]),
     'placement:traits:show': (
-        SYS_READER, ['system'], [('GET', '/traits/{name}')]),
+        ADMIN_OR_SERVICE, PROJECT, [('GET', '/traits/{name}')]),
     'placement:traits:update': (
-        SYS_ADMIN, ['system'], [('PUT', '/traits/{name}')]),
+        ADMIN_OR_SERVICE, PROJECT, [('PUT', '/traits/{name}')]),
     'placement:traits:delete': (
-        SYS_ADMIN, ['system'], [('DELETE', '/traits/{name}')]),
+        ADMIN_OR_SERVICE, PROJECT, [('DELETE', '/traits/{name}')]),
     'placement:resource_providers:traits:list': (
-        SYS_READER, ['system'], [('GET', RP + '/traits')]),
+        ADMIN_OR_SERVICE, PROJECT, [('GET', RP + '/traits')]),
     'placement:resource_providers:traits:update': (
-        SYS_ADMIN, ['system'], [('PUT', RP + '/traits')]),
+        ADMIN_OR_SERVICE, PROJECT, [('PUT', RP + '/traits')]),
     'placement:resource_providers:traits:delete': (
-        SYS_ADMIN, ['system'], [('DELETE', RP + '/traits')]),
+        ADMIN_OR_SERVICE, PROJECT, [('DELETE', RP + '/traits')]),
     'placement:allocations:manage': (
-        SYS_ADMIN, ['system'], [('POST', '/allocations')]),
+        ADMIN_OR_SERVICE, PROJECT, [('POST', '/allocations')]),
     'placement:allocations:list': (
-        SYS_READER, ['system'], [('GET', '/allocations/{consumer_uuid}')]),
+        ADMIN_OR_SERVICE, PROJECT, [('GET', '/allocations/{consumer_uuid}')]),
     'placement:allocations:update': (
-        SYS_ADMIN, ['system'], [('PUT', '/allocations/{consumer_uuid}')]),
+        ADMIN_OR_SERVICE, PROJECT, [('PUT', '/allocations/{consumer_uuid}')]),
     'placement:allocations:delete': (
-        SYS_ADMIN, ['system'],
+        ADMIN_OR_SERVICE, PROJECT,
         [('DELETE', '/allocations/{consumer_uuid}')]),
     'placement:resource_providers:allocations:list': (
-        SYS_READER, ['system'], [('GET', RP + '/allocations')]),
+        ADMIN_OR_SERVICE, PROJECT, [('GET', RP + '/allocations')]),
     'placement:allocation_candidates:list': (
-        SYS_READER, ['system'], [('GET', '/allocation_candidates')]),
+        ADMIN_OR_SERVICE, PROJECT, [('GET', '/allocation_candidates')]),
     'placement:reshaper:reshape': (
-        SYS_ADMIN, ['system'], [('POST', '/reshaper')]),
+        'rule:service_api', PROJECT, [('POST', '/reshaper')]),
 }
 # The operators' reports (not in the reference), after its rules.
 REPORT_RULES = {
@@ -118,6 +129,7 @@ REPORT_RULES = {
 EXPECTED = {**BASE_RULES, **API_RULES, **REPORT_RULES}
 
 CREATE_RP = 'placement:resource_providers:create'
+RESHAPE = 'placement:reshaper:reshape'
 LIST_RP = 'placement:resource_providers:list'
 USAGES = 'placement:usages'
 
@@ -147,16 +159,23 @@ def test_rule_default(name):
 
 
 @pytest.mark.parametrize('name', [
-    'system_admin_api', 'system_reader_api', 'project_reader_api',
-    'system_or_project_reader'])
-def test_new_base_rules_fall_back_to_the_deprecated_admin_rule(name):
+    'service_api', 'admin_or_service_api', 'project_reader_api',
+    'admin_or_project_reader_or_service_api'])
+def test_base_rules_fall_back_to_the_deprecated_admin_rule(name):
     deprecated = _registered()[name].deprecated_rule
     assert deprecated.name == 'rule:admin_api'
     assert deprecated.check_str == 'role:admin'
 
 
-def test_admin_api_is_deprecated_for_removal():
-    assert _registered()['admin_api'].deprecated_for_removal
+def test_admin_api_and_the_api_rules_have_no_deprecated_rule():
+    for name in ['admin_api', *API_RULES]:
+        assert _registered()[name].deprecated_rule is None
+
+
+def test_no_yoga_system_scoped_rule_is_left():
+    for rule in policies.list_rules():
+        assert 'system' not in rule.check_str
+        assert rule.scope_types in (PROJECT, None)
 
 
 # Enforcement
@@ -184,16 +203,12 @@ def _project_admin(conf, project_id='project-a'):
     return _context(conf, ['admin', 'member', 'reader'], project_id)
 
 
+def _service(conf):
+    return _context(conf, ['service'], 'service-project')
+
+
 def _system_admin(conf):
     return _context(conf, ['admin', 'member', 'reader'], system_scope='all')
-
-
-def _system_reader(conf):
-    return _context(conf, ['reader'], system_scope='all')
-
-
-def _project_reader(conf, project_id='project-a'):
-    return _context(conf, ['reader'], project_id)
 
 
 def _allowed(context, action, target=None):
@@ -204,20 +219,29 @@ def _allowed(context, action, target=None):
     return True
 
 
-def test_defaults_keep_the_deprecated_rules_and_ignore_scope(tmp_path):
+def test_the_library_defaults_enforce_the_new_defaults(tmp_path):
     conf = _conf(tmp_path)
-    assert conf.oslo_policy.enforce_new_defaults is False
-    assert conf.oslo_policy.enforce_scope is False
+    assert conf.oslo_policy.enforce_new_defaults is True
+    assert 'enforce_scope' not in conf.oslo_policy
 
 
-def test_project_admin_passes_admin_rules_by_default(tmp_path):
-    context = _project_admin(_conf(tmp_path))
-    assert _allowed(context, CREATE_RP)
-    assert _allowed(context, LIST_RP)
-    assert _allowed(context, USAGES, {'project_id': 'project-b'})
+def test_project_admin_and_service_pass_the_admin_or_service_rules(tmp_path):
+    conf = _conf(tmp_path)
+    assert _allowed(_project_admin(conf), CREATE_RP)
+    assert _allowed(_service(conf), CREATE_RP)
+    assert _allowed(_project_admin(conf), USAGES, {'project_id': 'p2'})
 
 
-def test_project_member_is_refused_admin_and_reader_rules(tmp_path):
+@pytest.mark.parametrize('new_defaults, admin_may_reshape', [
+    (True, False), (False, True)])
+def test_reshape_is_for_the_service_and_legacy_admins(
+        tmp_path, new_defaults, admin_may_reshape):
+    conf = _conf(tmp_path, enforce_new_defaults=new_defaults)
+    assert _allowed(_service(conf), RESHAPE)
+    assert _allowed(_project_admin(conf), RESHAPE) is admin_may_reshape
+
+
+def test_project_member_is_refused_admin_rules(tmp_path):
     context = _context(_conf(tmp_path), ['member', 'reader'], 'project-a')
     assert not _allowed(context, CREATE_RP)
     assert not _allowed(context, LIST_RP)
@@ -230,38 +254,26 @@ def test_refusal_is_http_forbidden_naming_the_rule(tmp_path):
     assert CREATE_RP in refused.value.detail
 
 
+@pytest.mark.parametrize('new_defaults', [False, True])
+def test_a_system_scoped_admin_is_refused_by_the_scope_check(
+        tmp_path, new_defaults):
+    context = _system_admin(_conf(tmp_path, enforce_new_defaults=new_defaults))
+    with pytest.raises(webob.exc.HTTPForbidden) as refused:
+        context.can(LIST_RP)
+    assert LIST_RP in refused.value.detail
+    assert not _allowed(context, USAGES, {'project_id': 'p1'})
+
+
 def test_unknown_rule_is_refused(tmp_path):
     context = _project_admin(_conf(tmp_path))
     assert not _allowed(context, 'placement:no_such_rule')
-
-
-def test_new_defaults_refuse_a_project_admin(tmp_path):
-    context = _project_admin(_conf(tmp_path, enforce_new_defaults=True))
-    assert not _allowed(context, CREATE_RP)
-    assert not _allowed(context, LIST_RP)
-
-
-def test_new_defaults_let_a_system_admin_pass(tmp_path):
-    context = _system_admin(_conf(tmp_path, enforce_new_defaults=True))
-    assert _allowed(context, CREATE_RP)
-    assert _allowed(context, LIST_RP)
-    assert _allowed(context, USAGES, {'project_id': 'project-b'})
-
-
-def test_new_defaults_let_a_system_reader_read_only(tmp_path):
-    context = _system_reader(_conf(tmp_path, enforce_new_defaults=True))
-    assert _allowed(context, LIST_RP)
-    assert _allowed(context, 'placement:allocation_candidates:list')
-    assert _allowed(context, USAGES, {'project_id': 'project-b'})
-    assert not _allowed(context, CREATE_RP)
-    assert not _allowed(context, 'placement:reshaper:reshape')
 
 
 @pytest.mark.parametrize('new_defaults', [False, True])
 def test_project_reader_reads_usages_of_its_own_project(
         tmp_path, new_defaults):
     conf = _conf(tmp_path, enforce_new_defaults=new_defaults)
-    context = _project_reader(conf, 'project-a')
+    context = _context(conf, ['reader'], 'project-a')
     assert _allowed(context, USAGES, {'project_id': 'project-a'})
     # The default target is the requester's own project.
     assert _allowed(context, USAGES)
@@ -270,33 +282,11 @@ def test_project_reader_reads_usages_of_its_own_project(
     assert not _allowed(context, LIST_RP)
 
 
-def test_enforce_scope_refuses_a_project_token_on_system_rules(tmp_path):
-    conf = _conf(tmp_path, enforce_scope=True)
-    assert not _allowed(_project_admin(conf), CREATE_RP)
-    assert not _allowed(_project_admin(conf), LIST_RP)
-    assert _allowed(_system_admin(conf), CREATE_RP)
-
-
-def test_enforce_scope_lets_a_project_token_read_its_usages(tmp_path):
-    conf = _conf(tmp_path, enforce_scope=True, enforce_new_defaults=True)
-    context = _project_reader(conf, 'project-a')
-    assert _allowed(context, USAGES, {'project_id': 'project-a'})
-    assert not _allowed(context, USAGES, {'project_id': 'project-b'})
-
-
-def test_enforce_scope_with_new_defaults(tmp_path):
-    conf = _conf(tmp_path, enforce_scope=True, enforce_new_defaults=True)
-    assert _allowed(_system_admin(conf), CREATE_RP)
-    assert _allowed(_system_reader(conf), LIST_RP)
-    assert not _allowed(_system_reader(conf), CREATE_RP)
-    assert not _allowed(_project_admin(conf), LIST_RP)
-
-
 def test_policy_file_overrides_one_rule(tmp_path):
     conf = _conf(tmp_path, f'"{LIST_RP}": "role:lister"\n')
     lister = _context(conf, ['lister'], 'project-a')
     assert _allowed(lister, LIST_RP)
-    # The overridden rule no longer falls back to the admin role...
+    # The overridden rule no longer lets the admin in...
     assert not _allowed(_project_admin(conf), LIST_RP)
     # ...and the other rules keep their defaults.
     assert not _allowed(lister, CREATE_RP)
@@ -304,14 +294,44 @@ def test_policy_file_overrides_one_rule(tmp_path):
 
 
 def test_policy_file_overriding_a_base_rule(tmp_path):
-    conf = _conf(tmp_path, '"system_reader_api": "role:auditor"\n',
-                 enforce_new_defaults=True)
+    conf = _conf(tmp_path, '"admin_or_service_api": "role:auditor"\n')
     auditor = _context(conf, ['auditor'], 'project-a')
     assert _allowed(auditor, LIST_RP)
-    assert not _allowed(auditor, CREATE_RP)
-    assert not _allowed(_system_reader(conf), LIST_RP)
+    assert not _allowed(_service(conf), LIST_RP)
+    assert not _allowed(auditor, RESHAPE)
+
+
+def test_policy_file_can_give_the_admin_role_every_rule_again(tmp_path):
+    conf = _conf(tmp_path, '"service_api": "role:admin or role:service"\n')
+    assert _allowed(_project_admin(conf), RESHAPE)
+    assert _allowed(_service(conf), RESHAPE)
+
+
+def test_policy_file_does_not_change_the_scope_types(tmp_path):
+    conf = _conf(tmp_path, f'"{LIST_RP}": "role:admin and system_scope:all"\n')
+    # The check string changes; the project scope of the default stays,
+    # so a system-scoped token is still refused.
+    assert not _allowed(_system_admin(conf), LIST_RP)
+    assert not _allowed(_project_admin(conf), LIST_RP)
 
 
 def test_policy_file_can_open_a_rule_to_everyone(tmp_path):
     conf = _conf(tmp_path, f'"{CREATE_RP}": "@"\n')
     assert _allowed(_context(conf, [], 'project-a'), CREATE_RP)
+
+
+# The sample policy file
+
+
+def test_sample_generator_writes_every_default(tmp_path):
+    output = tmp_path / 'policy.yaml.sample'
+    conf = cfg.ConfigOpts()
+    generator.generate_sample(args=[
+        '--config-file',
+        os.path.join(REPO, 'etc', 'placement', 'policy-generator.conf'),
+        '--output-file', str(output)], conf=conf)
+    sample = output.read_text()
+    for name, (check_str, _scope_types, _operations) in EXPECTED.items():
+        assert f'#"{name}": "{check_str}"' in sample
+    assert 'system_scope' not in sample
+    assert sample.count('# Intended scope(s): project') == len(EXPECTED) - 1
