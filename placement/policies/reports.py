@@ -1,7 +1,4 @@
-"""Policy rules of the operators' reports (outside the microversioned API).
-
-They name the base rules of today's defaults by string.
-"""
+"""Policy rules of the operators' reports (outside the microversioned API)."""
 
 from placement.policies import base
 
@@ -9,27 +6,21 @@ CAPACITY = 'placement:reports:capacity'
 USAGE = 'placement:reports:usage'
 HEADROOM = 'placement:reports:headroom'
 
-_ADMIN_OR_SERVICE = 'rule:admin_or_service_api'
-_PROJECT_READER = 'rule:project_reader_api'
-
 _RULES = [
     base.api_rule(
-        CAPACITY, _ADMIN_OR_SERVICE,
+        CAPACITY, base.ADMIN_OR_SERVICE_API,
         'Report the capacity and usage of the cloud per resource class and '
         'availability zone.',
-        [('GET', '/reports/capacity')],
-        scope_types=('project',)),
+        [('GET', '/reports/capacity')]),
     base.api_rule(
-        USAGE, f'{_ADMIN_OR_SERVICE} or {_PROJECT_READER}',
+        USAGE, f'{base.ADMIN_OR_SERVICE_API} or {base.PROJECT_READER_API}',
         'Report the usage of every project, or of one project (a project '
         'reader may see its own).',
-        [('GET', '/reports/usage'), ('GET', '/reports/usage/{project_id}')],
-        scope_types=('project',)),
+        [('GET', '/reports/usage'), ('GET', '/reports/usage/{project_id}')]),
     base.api_rule(
-        HEADROOM, _ADMIN_OR_SERVICE,
+        HEADROOM, base.ADMIN_OR_SERVICE_API,
         'Report how many more workloads of a given size fit.',
-        [('GET', '/reports/headroom')],
-        scope_types=('project',)),
+        [('GET', '/reports/headroom')]),
 ]
 
 
