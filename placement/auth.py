@@ -77,7 +77,7 @@ class NoAuthMiddleware:
 
 
 class KeystoneAuth(auth_token.AuthProtocol):
-    """keystonemiddleware's auth_token, except for the version document."""
+    """keystonemiddleware's auth_token, except for the public paths."""
 
     def __call__(self, environ, start_response):
         if _is_public(environ):
