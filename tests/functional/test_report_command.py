@@ -102,7 +102,7 @@ def test_headroom_table(tmp_path, application, config):
     (['headroom', '--resources', 'VCPU:1', '--required', 'CUSTOM_NOPE'],
      'No such trait(s): CUSTOM_NOPE'),
     (['capacity', '--resource', 'CUSTOM_NOPE'],
-     'Unknown resource class in request: CUSTOM_NOPE'),
+     'No such resource class CUSTOM_NOPE'),
     (['capacity', '--member-of', 'f0f0f0f0-0000-4000-8000-000000000000'],
      'No such aggregate(s)'),
     (['usage', '--service', 'dns'], "service='dns' is not one of"),
