@@ -148,8 +148,8 @@ def run(commands):
     extra = {'project': args.project} if args.report == 'usage' else {}
     database = db_api.Database(conf.placement_database)
     try:
-        with database.reader() as conn:
-            document = build(conn, conf, _params(args, names), **extra)
+        document = database.read(build, conf, _params(args, names),
+                                 **extra)
     except (webob.exc.HTTPBadRequest, exception.PlacementError,
             zones.ZoneMapError) as exc:
         print(getattr(exc, 'detail', None) or exc, file=sys.stderr)

@@ -34,8 +34,7 @@ def _answer(req, rule, allowed, build, target=None, **kwargs):
     params = {name: provider_query.listed(params, name) for name in params}
     context = req.environ['placement.context']
     context.can(rule, target)
-    with context.db.reader() as conn:
-        document = build(conn, context.config, params, **kwargs)
+    document = context.db.read(build, context.config, params, **kwargs)
     return util.json_response(req, document)
 
 
