@@ -1,6 +1,8 @@
 """Authentication middleware: keystone, or noauth2 for tests.
 
-``GET /`` (the version document) never needs authentication.
+The version document (``/``) and the reports' web page and its assets
+(``/reports``, ``/reports/``, ``/reports/static/...``) need no
+authentication: the page asks its user for a token for the JSON reports.
 """
 
 import webob.dec
@@ -17,8 +19,13 @@ _IMPLIED_ROLES = {
 }
 
 
-def _is_root(environ):
-    return environ.get('PATH_INFO', '') in ('', '/')
+_PUBLIC_PATHS = ('', '/', '/reports', '/reports/')
+_PUBLIC_PREFIX = '/reports/static/'
+
+
+def _is_public(environ):
+    path = environ.get('PATH_INFO', '')
+    return path in _PUBLIC_PATHS or path.startswith(_PUBLIC_PREFIX)
 
 
 def _expand_roles(roles):
@@ -44,7 +51,7 @@ class NoAuthMiddleware:
 
     @wsgi_wrapper.PlacementWsgify
     def __call__(self, req):
-        if _is_root(req.environ):
+        if _is_public(req.environ):
             return self.application
         token = req.headers.get('X-Auth-Token')
         if not token:
@@ -70,10 +77,10 @@ class NoAuthMiddleware:
 
 
 class KeystoneAuth(auth_token.AuthProtocol):
-    """keystonemiddleware's auth_token, except for the version document."""
+    """keystonemiddleware's auth_token, except for the public paths."""
 
     def __call__(self, environ, start_response):
-        if _is_root(environ):
+        if _is_public(environ):
             return self._app(environ, start_response)
         return super().__call__(environ, start_response)
 

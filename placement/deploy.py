@@ -17,6 +17,7 @@ from placement import timing
 from placement.db import api as db_api
 from placement.db import migration
 from placement.db import standard_data
+from placement.reports import zones
 
 LOG = logging.getLogger(__name__)
 
@@ -45,7 +46,11 @@ def _request_id(application):
 
 
 def build_stack(conf, db, enforcer):
-    """The middleware around the router, innermost first."""
+    """The middleware around the router, innermost first.
+
+    A malformed ``[reports] availability_zones`` stops it (ZoneMapError).
+    """
+    zones.Zones.from_conf(conf)
     application = handler.PlacementHandler()
     for middleware in (
             microversion_middleware.MicroversionMiddleware,

@@ -20,6 +20,7 @@ from placement.handlers import allocation
 from placement.handlers import allocation_candidate
 from placement.handlers import inventory
 from placement.handlers import provider_trait
+from placement.handlers import reports
 from placement.handlers import reshaper
 from placement.handlers import resource_class
 from placement.handlers import resource_provider
@@ -108,6 +109,14 @@ ROUTE_DECLARATIONS = {
         'PUT': Route(trait.put_trait, '1.6'),
         'DELETE': Route(trait.delete_trait, '1.6'),
     },
+    # The operators' reports: outside the microversioned API.
+    '/reports': {'GET': Route(reports.to_page)},
+    '/reports/': {'GET': Route(reports.page)},
+    '/reports/static/{name}': {'GET': Route(reports.static_file)},
+    '/reports/capacity': {'GET': Route(reports.get_capacity)},
+    '/reports/usage': {'GET': Route(reports.list_usage)},
+    '/reports/usage/{project_id}': {'GET': Route(reports.get_project_usage)},
+    '/reports/headroom': {'GET': Route(reports.get_headroom)},
 }
 
 

@@ -20,6 +20,7 @@ from oslo_middleware import http_proxy_to_wsgi
 from placement import deploy
 from placement import policy
 from tests import database
+from tests import report_data
 
 _APP = None
 
@@ -144,3 +145,13 @@ class ProxyHeadersFixture(APIFixture):
         conf.register_opts(http_proxy_to_wsgi.OPTS, group='oslo_middleware')
         conf.set_override('enable_proxy_headers_parsing', True,
                           group='oslo_middleware')
+
+
+class ReportsFixture(APIFixture):
+    """Zones az1 and az2, and the cloud of :mod:`tests.report_data`."""
+
+    overrides = {'reports__availability_zones': report_data.ZONES}
+
+    def start_fixture(self):
+        super().start_fixture()
+        report_data.load(_APP)

@@ -372,8 +372,11 @@ class MemorySampler(threading.Thread):
 
 
 def count_results(body):
+    """The candidates (or providers) returned; '-' for a report."""
     if 'resource_providers' in body:
         return len(body['resource_providers'])
+    if 'allocation_requests' not in body:
+        return '-'
     return len(body['allocation_requests'])
 
 
@@ -449,6 +452,20 @@ def nested_queries(_):
              f'{CANDIDATES}?{VF_STRESS_QUERY}&limit=10')]
 
 
+# The operators' reports, measured on each data set after its queries.
+REPORT_QUERIES = [
+    ('capacity', '/reports/capacity'),
+    ('capacity detail', '/reports/capacity?detail'),
+    ('usage sort=VCPU', '/reports/usage?sort=VCPU'),
+    ('headroom', '/reports/headroom?resources=VCPU:2,MEMORY_MB:2048'),
+]
+
+
+def measure_reports(http, server, args, phase):
+    return [measure(http, server, f'{phase} report {name}', path, args)
+            for name, path in REPORT_QUERIES]
+
+
 PHASES = {'flat': (load_flat, flat_queries),
           'nested': (load_nested, nested_queries)}
 
@@ -470,7 +487,8 @@ def run_phase(phase, args, http):
                       f'{time.monotonic() - started:.0f} s', flush=True)
             with running_server(conf, workdir, args, http) as server:
                 return [measure(http, server, name, query, args)
-                        for name, query in queries(loaded)]
+                        for name, query in queries(loaded)
+                        ] + measure_reports(http, server, args, phase)
     except Exception:
         _print_log_tail(os.path.join(workdir, 'server.log'))
         raise

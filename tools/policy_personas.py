@@ -56,6 +56,9 @@ TABLE = """
 | `placement:resource_providers:allocations:list` | yes | yes | no | no | no | no | no |
 | `placement:allocation_candidates:list` | yes | yes | no | no | no | no | no |
 | `placement:reshaper:reshape` | no (legacy: yes) | yes | no | no | no | no | no |
+| `placement:reports:capacity` | yes | yes | no | no | no | no | no |
+| `placement:reports:usage` | yes | yes | yes | yes | no | no | no |
+| `placement:reports:headroom` | yes | yes | no | no | no | no | no |
 """  # noqa: E501 (the rows as the spec has them)
 
 PROJECT = 'p1'
@@ -183,6 +186,11 @@ REQUESTS = {
         {'inventories': {MISSING: {'resource_provider_generation': 0,
                                    'inventories': {}}},
          'allocations': {}}),
+    # The operators' reports (not in the spec's table).
+    'placement:reports:capacity': ('GET', '/reports/capacity', 200),
+    'placement:reports:usage': ('GET', f'/reports/usage/{PROJECT}', 200),
+    'placement:reports:headroom': (
+        'GET', '/reports/headroom?resources=VCPU:1', 200),
 }
 
 # What every request reads, made by an admin with the service role.

@@ -15,6 +15,7 @@ import prettytable
 from alembic import util as alembic_util
 from oslo_config import cfg
 
+from placement.cmd import report
 from placement.conf import loading
 from placement.db import api as db_api
 from placement.db import migration
@@ -137,6 +138,7 @@ def _add_command_parsers(subparsers):
              f'of {_DEFAULT_BATCH} run until complete.')
     online.set_defaults(func=DbCommands.online_data_migrations)
     db.set_defaults(func=None, parser=db)
+    report.add_parsers(subparsers)
 
 
 def main(argv=None):

@@ -3,12 +3,13 @@
 from placement.conf import api
 from placement.conf import database
 from placement.conf import placement as placement_opts
+from placement.conf import reports
 
 
 def list_opts():
     """Placement's own groups, for the ``placement.conf`` namespace."""
     opts = {}
-    for module in (api, placement_opts, database):
+    for module in (api, placement_opts, database, reports):
         opts.update(module.list_opts())
     return [(group, options) for group, options in opts.items()]
 

@@ -126,7 +126,8 @@ def _aggregate_conditions(filters):
     return conditions
 
 
-def _trait_conditions(conn, filters):
+def trait_conditions(conn, filters):
+    """Conditions on :data:`RP` for the traits of ``filters``."""
     names = set(filters.forbidden_traits).union(*filters.required_traits)
     ids = trait.ids_by_name(conn, names)
     single, any_of = _each_of(filters.required_traits)
@@ -161,7 +162,7 @@ def list_providers(conn, filters):
     # Checked first: naming an unknown class or trait is an error even
     # when another filter already excludes everything.
     conditions = (_resource_conditions(conn, filters)
-                  + _trait_conditions(conn, filters)
+                  + trait_conditions(conn, filters)
                   + _aggregate_conditions(filters))
     if filters.name is not None:
         if not name_table.storable(filters.name):

@@ -114,7 +114,19 @@ API_RULES = {
     'placement:reshaper:reshape': (
         'rule:service_api', PROJECT, [('POST', '/reshaper')]),
 }
-EXPECTED = {**BASE_RULES, **API_RULES}
+# The operators' reports (not in the reference), after its rules.
+REPORT_RULES = {
+    'placement:reports:capacity': (
+        'rule:admin_or_service_api', ['project'],
+        [('GET', '/reports/capacity')]),
+    'placement:reports:usage': (
+        'rule:admin_or_service_api or rule:project_reader_api', ['project'],
+        [('GET', '/reports/usage'), ('GET', '/reports/usage/{project_id}')]),
+    'placement:reports:headroom': (
+        'rule:admin_or_service_api', ['project'],
+        [('GET', '/reports/headroom')]),
+}
+EXPECTED = {**BASE_RULES, **API_RULES, **REPORT_RULES}
 
 CREATE_RP = 'placement:resource_providers:create'
 RESHAPE = 'placement:reshaper:reshape'

@@ -1,0 +1,101 @@
+"""Handlers of the operators' reports under /reports (not microversioned).
+
+GET /reports/capacity, /reports/usage, /reports/usage/{project_id} and
+/reports/headroom answer JSON; GET /reports/ is the web page, which
+reads only those, and /reports/static/{name} its assets.
+"""
+
+import importlib.resources
+import mimetypes
+
+import webob
+import webob.exc
+
+from placement import util
+from placement import wsgi_wrapper
+from placement.handlers import provider_query
+from placement.policies import reports as policies
+from placement.reports import documents
+
+_STATIC = importlib.resources.files('placement.reports') / 'static'
+#: The only names served: nothing outside the directory, whatever is asked.
+_ASSETS = frozenset(path.name for path in _STATIC.iterdir() if path.is_file())
+_PAGE = 'index.html'
+
+
+def _answer(req, rule, allowed, build, target=None, **kwargs):
+    """The JSON document ``build`` makes of the request's arguments.
+
+    The arguments are checked as every query string is (unknown ones and
+    repeats of a single one are 400), then the policy ``rule`` against
+    ``target`` (the requester's own project by default).
+    """
+    params = util.query_params(req, allowed, documents.REPEATABLE & allowed)
+    params = {name: provider_query.listed(params, name) for name in params}
+    context = req.environ['placement.context']
+    context.can(rule, target)
+    document = context.db.read(build, context.config, params, **kwargs)
+    return util.json_response(req, document)
+
+
+@wsgi_wrapper.PlacementWsgify
+@util.check_accept(util.JSON)
+@util.object_errors
+def get_capacity(req):
+    return _answer(req, policies.CAPACITY, documents.CAPACITY_ARGUMENTS,
+                   documents.capacity)
+
+
+@wsgi_wrapper.PlacementWsgify
+@util.check_accept(util.JSON)
+@util.object_errors
+def list_usage(req):
+    # No project in the target: only admins and services see them all.
+    return _answer(req, policies.USAGE, documents.USAGE_ARGUMENTS,
+                   documents.usage, {'project_id': None})
+
+
+@wsgi_wrapper.PlacementWsgify
+@util.check_accept(util.JSON)
+@util.object_errors
+def get_project_usage(req):
+    project_id = util.path_arg(req, 'project_id')
+    return _answer(req, policies.USAGE, documents.PROJECT_USAGE_ARGUMENTS,
+                   documents.project_usage, {'project_id': project_id},
+                   project_id=project_id)
+
+
+@wsgi_wrapper.PlacementWsgify
+@util.check_accept(util.JSON)
+@util.object_errors
+def get_headroom(req):
+    return _answer(req, policies.HEADROOM, documents.HEADROOM_ARGUMENTS,
+                   documents.headroom)
+
+
+def _file_response(name):
+    if name not in _ASSETS:
+        raise webob.exc.HTTPNotFound(
+            f'The resource could not be found: /reports/static/{name}')
+    content_type, _encoding = mimetypes.guess_type(name)
+    response = webob.Response(body=(_STATIC / name).read_bytes(),
+                              content_type=content_type, charset='utf-8')
+    response.cache_control = 'no-cache'
+    return response
+
+
+@wsgi_wrapper.PlacementWsgify
+def page(req):
+    """The web page; it asks for a token and reads the JSON reports."""
+    return _file_response(_PAGE)
+
+
+@wsgi_wrapper.PlacementWsgify
+def static_file(req):
+    return _file_response(util.path_arg(req, 'name'))
+
+
+@wsgi_wrapper.PlacementWsgify
+def to_page(req):
+    """/reports redirects to /reports/, relative to which assets load."""
+    raise webob.exc.HTTPFound(location=req.path_url + '/')

@@ -1,0 +1,49 @@
+"""Each report's document from its arguments: what HTTP and CLI share.
+
+``params`` is ``{argument name: [values]}`` as :mod:`arguments` reads it;
+``detail`` is given when present, whatever its value.
+"""
+
+import time
+
+from placement.reports import arguments
+from placement.reports import capacity as capacity_report
+from placement.reports import headroom as headroom_report
+from placement.reports import usage as usage_report
+from placement.reports import zones
+
+CAPACITY_ARGUMENTS = {*arguments.SELECTION, *arguments.SCOPE, 'detail'}
+USAGE_ARGUMENTS = {*arguments.SELECTION, 'sort'}
+PROJECT_USAGE_ARGUMENTS = {*arguments.SELECTION, 'detail'}
+HEADROOM_ARGUMENTS = {'resources', 'required', *arguments.SCOPE}
+#: The arguments that may be given several times.
+REPEATABLE = {*arguments.SELECTION, 'member_of', 'required'}
+
+
+def _now():
+    """The UNIX time of the answer: placement data is live."""
+    return int(time.time())
+
+
+def capacity(conn, conf, params):
+    return capacity_report.report(
+        conn, zones.Zones.from_conf(conf), arguments.selection(params),
+        arguments.scope(params), 'detail' in params, _now())
+
+
+def usage(conn, conf, params):
+    sort = params.get('sort', [None])[-1]
+    return usage_report.all_projects(
+        conn, arguments.selection(params), sort, _now())
+
+
+def project_usage(conn, conf, params, project_id):
+    return usage_report.one_project(
+        conn, project_id, arguments.selection(params), 'detail' in params,
+        _now())
+
+
+def headroom(conn, conf, params):
+    return headroom_report.report(
+        conn, zones.Zones.from_conf(conf), arguments.shape(params),
+        arguments.scope(params))

@@ -1,0 +1,94 @@
+"""The headroom report: how many more workloads of one shape fit.
+
+What is counted and what is not is said once, in :data:`COUNTED` and
+:data:`NOT_COUNTED`, which every answer carries.
+"""
+
+import dataclasses
+
+import sqlalchemy as sa
+
+from placement.objects import provider_filter
+from placement.objects import resource_class
+from placement.reports import inventory
+
+COUNTED = (
+    'Each provider that alone can serve the whole request: it has '
+    'inventory of every requested class, every required trait itself, no '
+    'forbidden trait, and it or its root is in the aggregates asked for. '
+    'Per class it fits floor(((total - reserved) * allocation_ratio - '
+    'used) / amount) workloads, or none if the amount breaks min_unit, '
+    'max_unit or step_size; the provider fits the minimum over the '
+    'classes. Counts are summed per availability zone and in total.')
+NOT_COUNTED = (
+    'Requests split over several providers (sharing providers serving '
+    'part of a request, several providers of one tree), granular '
+    '(suffixed) request groups, and what is decided outside placement '
+    '(nova filters and weighers, quotas).')
+
+
+@dataclasses.dataclass(frozen=True)
+class Shape:
+    """One workload: ``{class name: amount}`` and its trait conditions."""
+
+    resources: dict
+    #: Sets of trait names: the provider has one of each.
+    required_traits: tuple = ()
+    forbidden_traits: frozenset = frozenset()
+
+
+def _fits(numbers, amounts):
+    """Per inventory row: how many of its class's amount it has room for.
+
+    The test of a claim: used + n × amount ≤ (total − reserved) ×
+    allocation_ratio, with min_unit ≤ amount ≤ max_unit and amount a
+    multiple of step_size; 0 where the amount breaks those.
+    """
+    amount = sa.case(amounts, value=numbers.c.resource_class_id)
+    free = numbers.c.raw * numbers.c.allocation_ratio - numbers.c.used
+    return sa.case(
+        (sa.and_(numbers.c.min_unit <= amount, numbers.c.max_unit >= amount,
+                 amount % numbers.c.step_size == 0, free >= amount),
+         inventory.floor(free / amount)),
+        else_=0)
+
+
+def report(conn, zones, shape, scope):
+    """``{"headroom": {...}}``: the counts per zone and in total.
+
+    Two statements: the total, and the sums per zone, of a subquery with
+    one row per provider that has inventory of every requested class.
+    """
+    scope.check(conn)
+    class_ids = resource_class.ids_by_name(conn, shape.resources)
+    conditions = scope.conditions() + provider_filter.trait_conditions(
+        conn, provider_filter.ProviderFilter(
+            required_traits=shape.required_traits,
+            forbidden_traits=shape.forbidden_traits))
+    numbers = inventory.numbers(conditions, sorted(class_ids.values()))
+    amounts = {class_ids[name]: amount
+               for name, amount in shape.resources.items()}
+    providers = (
+        sa.select(numbers.c.root_id,
+                  sa.func.min(_fits(numbers, amounts)).label('count'))
+        .group_by(numbers.c.provider_id, numbers.c.root_id)
+        .having(sa.func.count() == len(amounts))
+        .subquery('providers'))
+    sums = (sa.func.sum(providers.c.count),
+            sa.func.sum(sa.case((providers.c.count > 0, 1), else_=0)))
+    count, with_room = conn.execute(sa.select(*sums)).one()
+    per_zone = {zone: (inventory.integer(zone_count),
+                       inventory.integer(zone_providers))
+                for zone, zone_count, zone_providers
+                in zones.sums(conn, providers, [], sums)}
+    return {'headroom': {
+        'resources': dict(shape.resources),
+        'count': inventory.integer(count),
+        'providers': inventory.integer(with_room),
+        'per_availability_zone': [
+            {'name': zone, 'count': per_zone[zone][0],
+             'providers': per_zone[zone][1]}
+            for zone in zones.ordered(per_zone)],
+        'counted': COUNTED,
+        'not_counted': NOT_COUNTED,
+    }}

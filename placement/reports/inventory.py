@@ -1,0 +1,77 @@
+"""Inventories in a scope, each with its capacities and what it has used.
+
+:func:`numbers` is a subquery of one row per inventory; the reports sum
+it with GROUP BY in the database, so that no report reads one row per
+provider into Python (except ``detail``, whose answer has one entry per
+provider tree anyway).
+"""
+
+import sqlalchemy as sa
+from sqlalchemy.ext import compiler
+from sqlalchemy.sql import functions
+
+from placement.db import models
+from placement.reports import scope as scope_mod
+
+INV = models.Inventory.__table__
+_ALLOC = models.Allocation.__table__
+RP = scope_mod.RP
+
+
+class floor(functions.GenericFunction):  # noqa: N801 (an SQL function)
+    """FLOOR of a non-negative number, as an integer, on every backend."""
+
+    type = sa.BigInteger()
+    inherit_cache = True
+
+
+@compiler.compiles(floor, 'sqlite')
+def _floor_sqlite(element, compiler_, **kwargs):
+    # SQLite may lack FLOOR; its CAST truncates, which is the floor of a
+    # non-negative number (MySQL's and PostgreSQL's CASTs round).
+    return f'CAST({compiler_.process(element.clauses, **kwargs)} AS INTEGER)'
+
+
+def integer(value):
+    """A sum from the database as an int (MySQL sums are decimals)."""
+    return int(value or 0)
+
+
+def numbers(conditions, class_ids=None):
+    """Subquery: one row per inventory of the providers in ``conditions``.
+
+    Columns: ``provider_id``, ``root_id``, ``resource_class_id``,
+    ``raw`` (total - reserved), ``capacity`` (⌊raw × allocation_ratio⌋),
+    ``overcommitted`` (1 where the ratio is not 1), ``used`` (the sum of
+    its allocations), and the inventory's ``allocation_ratio``,
+    ``min_unit``, ``max_unit`` and ``step_size``. ``class_ids`` narrows
+    to those resource classes.
+    """
+    used = sa.select(_ALLOC.c.resource_provider_id,
+                     _ALLOC.c.resource_class_id,
+                     sa.func.sum(_ALLOC.c.used).label('used'))
+    raw = INV.c.total - INV.c.reserved
+    query = (
+        sa.select(RP.c.id.label('provider_id'),
+                  scope_mod.ROOT_ID.label('root_id'),
+                  INV.c.resource_class_id,
+                  raw.label('raw'),
+                  floor(raw * INV.c.allocation_ratio).label('capacity'),
+                  sa.case((INV.c.allocation_ratio != 1, 1), else_=0)
+                  .label('overcommitted'),
+                  INV.c.allocation_ratio, INV.c.min_unit, INV.c.max_unit,
+                  INV.c.step_size)
+        .select_from(INV)
+        .join(RP, RP.c.id == INV.c.resource_provider_id)
+        .where(*conditions))
+    if class_ids is not None:
+        used = used.where(_ALLOC.c.resource_class_id.in_(class_ids))
+        query = query.where(INV.c.resource_class_id.in_(class_ids))
+    used = used.group_by(_ALLOC.c.resource_provider_id,
+                         _ALLOC.c.resource_class_id).subquery()
+    return query.add_columns(
+        sa.func.coalesce(used.c.used, 0).label('used')
+    ).outerjoin(used, sa.and_(
+        used.c.resource_provider_id == INV.c.resource_provider_id,
+        used.c.resource_class_id == INV.c.resource_class_id)
+    ).subquery('inventory_numbers')

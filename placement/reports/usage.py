@@ -1,0 +1,112 @@
+"""The usage report: each project's usage per class, in Limes' shape.
+
+Limes' project documents without quota fields: ``projects[].services[]
+.resources[]`` with ``usage``. One query sums the allocations per project
+and class; one more lists a project's consumers for ``detail``.
+"""
+
+import sqlalchemy as sa
+
+from placement import exception
+from placement.db import models
+from placement.objects import consumer
+from placement.objects import resource_class
+from placement.reports import areas
+
+_ALLOC = models.Allocation.__table__
+RC = resource_class.RC
+
+
+def _allocations():
+    """Allocations joined to their consumer's project and class names."""
+    return (sa.select()
+            .select_from(_ALLOC)
+            .join(consumer.CONSUMER,
+                  consumer.CONSUMER.c.uuid == _ALLOC.c.consumer_id)
+            .join(consumer.PROJECT,
+                  consumer.PROJECT.c.id == consumer.CONSUMER.c.project_id)
+            .join(RC, RC.c.id == _ALLOC.c.resource_class_id))
+
+
+def _sums(conn, project_id=None):
+    """``{project id: {class name: usage}}`` (of one project if given)."""
+    project = consumer.PROJECT.c.external_id
+    query = (_allocations()
+             .add_columns(project, RC.c.name, sa.func.sum(_ALLOC.c.used))
+             .group_by(project, RC.c.name))
+    if project_id is not None:
+        query = query.where(project == project_id)
+    sums = {}
+    for project, class_name, used in conn.execute(query):
+        sums.setdefault(project, {})[class_name] = int(used)
+    return sums
+
+
+def _project(project_id, usages, selection, now):
+    resources = {name: areas.resource(name, usage=used)
+                 for name, used in usages.items() if selection.keeps(name)}
+    return {'id': project_id,
+            'services': areas.services(resources, scraped_at=now)}
+
+
+def _check_class(conn, class_name):
+    if class_name is not None:
+        resource_class.ids_by_name(conn, [class_name])
+
+
+def all_projects(conn, selection, sort_by, now):
+    """Every project with allocations, by descending usage of ``sort_by``.
+
+    Without ``sort_by`` (a class name), or for equal usage, by project id.
+    """
+    _check_class(conn, sort_by)
+    selection.check(conn)
+    sums = _sums(conn)
+    order = sorted(sums, key=lambda project: (
+        -sums[project].get(sort_by, 0) if sort_by else 0, project))
+    return {'projects': [_project(project, sums[project], selection, now)
+                         for project in order]}
+
+
+def _consumers(conn, project_id, selection):
+    """``[{type, consumer_count, consumers: [{uuid, usage}]}]`` by type.
+
+    Consumers without a type are of type ``unknown``, as in GET /usages;
+    only the usage of the selected classes is shown, and only consumers
+    with some.
+    """
+    query = (_allocations()
+             .add_columns(_ALLOC.c.consumer_id,
+                          consumer.CONSUMER_TYPE.c.name.label('type_name'),
+                          RC.c.name, sa.func.sum(_ALLOC.c.used))
+             .outerjoin(consumer.CONSUMER_TYPE,
+                        consumer.CONSUMER_TYPE.c.id
+                        == consumer.CONSUMER.c.consumer_type_id)
+             .where(consumer.PROJECT.c.external_id == project_id)
+             .group_by(_ALLOC.c.consumer_id, consumer.CONSUMER_TYPE.c.name,
+                       RC.c.name))
+    by_type = {}
+    for uuid, type_name, class_name, used in conn.execute(query):
+        if not selection.keeps(class_name):
+            continue
+        consumers = by_type.setdefault(type_name or consumer.UNKNOWN_TYPE, {})
+        consumers.setdefault(uuid, {})[class_name] = int(used)
+    return [{'type': type_name,
+             'consumer_count': len(by_type[type_name]),
+             'consumers': [{'uuid': uuid, 'usage': by_type[type_name][uuid]}
+                           for uuid in sorted(by_type[type_name])]}
+            for type_name in sorted(by_type)]
+
+
+def one_project(conn, project_id, selection, detail, now):
+    """One project's document; empty services if it has no allocations."""
+    if not project_id:
+        raise exception.BadRequest('A project id must not be empty')
+    # At most one project; MySQL may match its id ignoring case.
+    selection.check(conn)
+    usages = next(iter(_sums(conn, project_id).values()), {})
+    project = _project(project_id, usages, selection, now)
+    if detail:
+        project['consumer_types'] = _consumers(conn, project_id,
+                                               selection)
+    return {'project': project}

@@ -1,0 +1,102 @@
+"""Availability zones: names for the aggregates nova mirrors them into.
+
+A zone is a property of a provider tree: the tree is in the zones whose
+aggregates hold its root provider (nova puts compute node roots, and
+sharing providers, into aggregates; their children are in none). A tree
+in no zone is in ``unknown``, as in Limes.
+"""
+
+import dataclasses
+
+import sqlalchemy as sa
+
+from placement.db import models
+from placement.objects import resource_provider
+
+UNKNOWN = 'unknown'
+OPTION = '[reports] availability_zones'
+
+_AGG = models.PlacementAggregate.__table__
+_RP_AGG = models.ResourceProviderAggregate.__table__
+
+
+class ZoneMapError(ValueError):
+    """The configured zone map is malformed (a configuration error)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Zones:
+    #: ``{aggregate uuid: [zone names]}``.
+    by_aggregate: dict
+    #: Zone names in the order of the option, then ``unknown``.
+    order: tuple
+
+    @classmethod
+    def from_conf(cls, conf):
+        """The zones of ``[reports] availability_zones``; else ZoneMapError.
+
+        Also checked when the service starts, so that a typo stops it
+        instead of putting every provider into the zone ``unknown``.
+        """
+        by_aggregate = {}
+        try:
+            configured = conf.reports.availability_zones
+        except ValueError as exc:
+            raise ZoneMapError(f'{OPTION}: {exc}') from exc
+        for name, uuid in configured.items():
+            canonical = resource_provider.canonical_uuid(uuid or '')
+            if not name or name == UNKNOWN or canonical is None:
+                raise ZoneMapError(
+                    f'{OPTION}: expected name:aggregate_uuid pairs with a '
+                    f'name other than {UNKNOWN!r}, got {name}:{uuid}')
+            by_aggregate.setdefault(canonical, []).append(name)
+        return cls(by_aggregate, (*configured, UNKNOWN))
+
+    def _memberships(self):
+        """Subquery ``(resource_provider_id, uuid)`` of zone aggregates."""
+        return (sa.select(_RP_AGG.c.resource_provider_id, _AGG.c.uuid)
+                .join(_AGG, _AGG.c.id == _RP_AGG.c.aggregate_id)
+                .where(_AGG.c.uuid.in_(sorted(self.by_aggregate)))
+                .subquery('zone_members'))
+
+    def sums(self, conn, source, keys, sums):
+        """``[(zone name, *keys, *sums)]``: ``source`` summed per zone.
+
+        ``source`` is a subquery with a ``root_id`` column; ``keys`` and
+        ``sums`` are its columns and aggregates. One GROUP BY over
+        ``source`` outer-joined to the zone aggregates of its roots: a
+        tree in two zones is in both groups, one in none in the NULL
+        group (``unknown``).
+        """
+        members = self._memberships()
+        rows = []
+        for uuid, *values in conn.execute(
+                sa.select(members.c.uuid, *keys, *sums)
+                .select_from(source.outerjoin(
+                    members,
+                    members.c.resource_provider_id == source.c.root_id))
+                .group_by(members.c.uuid, *keys)):
+            for name in self.by_aggregate[uuid] if uuid else [UNKNOWN]:
+                rows.append((name, *values))
+        return rows
+
+    def of_roots(self, conn):
+        """``{root provider id: zone names}`` of the roots in some zone.
+
+        One query over the memberships of the zones' aggregates.
+        """
+        found = {}
+        for provider_id, uuid in conn.execute(sa.select(self._memberships())):
+            found.setdefault(provider_id, set()).update(
+                self.by_aggregate[uuid])
+        return {provider_id: sorted(names, key=self.order.index)
+                for provider_id, names in found.items()}
+
+    def ordered(self, names):
+        """``names`` in the order of :attr:`order`."""
+        return sorted(names, key=self.order.index)
+
+
+def of_tree(root_zones, root_id):
+    """The zone names of the tree of ``root_id`` (``unknown`` if none)."""
+    return root_zones.get(root_id) or [UNKNOWN]

@@ -1,0 +1,123 @@
+"""placement-manage report: the same documents as the HTTP reports."""
+
+import json
+
+import pytest
+
+from tests.functional import commands
+from tests.functional import report_cloud
+
+
+@pytest.fixture
+def application(db_url):
+    with report_cloud.serving(db_url) as application:
+        yield application
+
+
+@pytest.fixture
+def config(tmp_path, db_url):
+    return str(commands.write_config(
+        tmp_path / 'manage.conf', placement_database={'connection': db_url},
+        reports={'availability_zones': report_cloud.ZONES}))
+
+
+def report(tmp_path, config, *args):
+    return commands.run('placement-manage', '--config-file', config,
+                        'report', *args, config_dir=tmp_path)
+
+
+def report_json(tmp_path, config, *args):
+    result = report(tmp_path, config, *args, '--format', 'json')
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.mark.parametrize('path, args', [
+    ('/reports/capacity?detail', ['capacity', '--detail']),
+    ('/reports/capacity?area=compute&member_of=in:'
+     'a1a1a1a1-0000-4000-8000-000000000001,'
+     'a2a2a2a2-0000-4000-8000-000000000002',
+     ['capacity', '--area', 'compute', '--member-of',
+      'in:a1a1a1a1-0000-4000-8000-000000000001,'
+      'a2a2a2a2-0000-4000-8000-000000000002']),
+    ('/reports/usage?sort=VCPU', ['usage', '--sort', 'VCPU']),
+    ('/reports/usage/p2?detail&resource=VCPU',
+     ['usage', '--project', 'p2', '--detail', '--resource', 'VCPU']),
+    ('/reports/headroom?resources=VCPU:4,MEMORY_MB:2048'
+     '&required=!HW_CPU_X86_AVX2',
+     ['headroom', '--resources', 'VCPU:4,MEMORY_MB:2048',
+      '--required', '!HW_CPU_X86_AVX2']),
+])
+def test_json_is_the_http_document(tmp_path, application, config, path,
+                                   args):
+    expected = report_cloud.get_json(application, path)
+    assert (report_cloud.without_times(report_json(tmp_path, config, *args))
+            == report_cloud.without_times(expected))
+
+
+def table_rows(stdout):
+    """The cells of each row of the printed tables."""
+    return [[cell.strip() for cell in line.strip('|').split('|')]
+            for line in stdout.splitlines() if line.startswith('|')]
+
+
+def test_capacity_table(tmp_path, application, config):
+    result = report(tmp_path, config, 'capacity', '--resource', 'VCPU')
+    assert result.returncode == 0, result.stderr
+    assert table_rows(result.stdout) == [
+        ['Resource', 'Unit', 'Zone', 'Capacity', 'Raw capacity', 'Usage',
+         'Free'],
+        ['VCPU', '', '(all)', '76', '28', '22', '54'],
+        ['VCPU', '', 'az1', '64', '16', '22', '42'],
+        ['VCPU', '', 'az2', '8', '8', '0', '8'],
+        ['VCPU', '', 'unknown', '4', '4', '0', '4'],
+    ]
+
+
+def test_usage_table(tmp_path, application, config):
+    result = report(tmp_path, config, 'usage', '--sort', 'VCPU')
+    assert result.returncode == 0, result.stderr
+    assert table_rows(result.stdout) == [
+        ['Project', 'DISK_GB', 'MEMORY_MB', 'SRIOV_NET_VF', 'VCPU'],
+        ['p2', '0', '0', '1', '20'],
+        ['p1', '20', '1024', '0', '2'],
+    ]
+
+
+def test_headroom_table(tmp_path, application, config):
+    result = report(tmp_path, config, 'headroom',
+                    '--resources', 'VCPU:4,MEMORY_MB:2048')
+    assert result.returncode == 0, result.stderr
+    assert table_rows(result.stdout) == [
+        ['Zone', 'Fit', 'Providers'],
+        ['az1', '3', '1'],
+        ['az2', '2', '1'],
+        ['(all)', '5', '2'],
+    ]
+    assert 'Not counted: ' in result.stdout
+
+
+@pytest.mark.parametrize('args, message', [
+    (['headroom', '--resources', 'VCPU:0'], 'requires amount >= 1'),
+    (['headroom', '--resources', 'VCPU:1', '--required', 'CUSTOM_NOPE'],
+     'No such trait(s): CUSTOM_NOPE'),
+    (['capacity', '--resource', 'CUSTOM_NOPE'],
+     'No such resource class CUSTOM_NOPE'),
+    (['capacity', '--member-of', 'f0f0f0f0-0000-4000-8000-000000000000'],
+     'No such aggregate(s)'),
+    (['usage', '--service', 'dns'], "service='dns' is not one of"),
+])
+def test_bad_input(tmp_path, application, config, args, message):
+    result = report(tmp_path, config, *args)
+    assert result.returncode == 1
+    assert message in result.stderr
+    assert result.stdout == ''
+
+
+def test_malformed_zone_map(tmp_path, db_url):
+    config = str(commands.write_config(
+        tmp_path / 'bad.conf', placement_database={'connection': db_url},
+        reports={'availability_zones': 'az1:not-a-uuid'}))
+    result = report(tmp_path, config, 'capacity')
+    assert result.returncode == 1
+    assert '[reports] availability_zones' in result.stderr

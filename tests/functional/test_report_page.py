@@ -1,0 +1,193 @@
+"""The operators' page in a real headless browser (Debian's chromium).
+
+The page is served over HTTP by the application of the report cloud; its
+numbers must be those of the JSON reports, and its headroom form must
+answer.
+"""
+
+import contextlib
+import socketserver
+import threading
+from wsgiref import simple_server
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome import service as chrome_service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support import ui
+
+from tests.functional import report_cloud
+
+CHROMEDRIVER = '/usr/bin/chromedriver'
+WAIT_SECONDS = 30
+
+
+class _QuietHandler(simple_server.WSGIRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+class _ThreadingServer(socketserver.ThreadingMixIn,
+                       simple_server.WSGIServer):
+    daemon_threads = True
+
+
+@contextlib.contextmanager
+def http_server(application):
+    """Serve ``application`` on a free local port; yields its base URL."""
+    server = simple_server.make_server(
+        '127.0.0.1', 0, application, server_class=_ThreadingServer,
+        handler_class=_QuietHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f'http://127.0.0.1:{server.server_port}'
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def headless_chromium():
+    options = webdriver.ChromeOptions()
+    for argument in ('--headless=new', '--no-sandbox',
+                     '--disable-dev-shm-usage', '--window-size=1280,1000'):
+        options.add_argument(argument)
+    return webdriver.Chrome(
+        options=options,
+        service=chrome_service.Service(executable_path=CHROMEDRIVER))
+
+
+@pytest.fixture
+def application(db_url):
+    with report_cloud.serving(db_url) as application:
+        yield application
+
+
+@pytest.fixture
+def page(application):
+    """The browser on the loaded page (token ``admin``)."""
+    with http_server(application) as base_url:
+        browser = headless_chromium()
+        try:
+            browser.get(f'{base_url}/reports/')
+            browser.find_element(By.ID, 'token').send_keys('admin')
+            browser.find_element(By.CSS_SELECTOR,
+                                 '#token-form button').click()
+            ui.WebDriverWait(browser, WAIT_SECONDS).until(
+                lambda driver: driver.find_element(
+                    By.TAG_NAME, 'body').get_attribute('data-loaded'))
+            yield browser
+        finally:
+            browser.quit()
+
+
+def cell_numbers(row):
+    """``{data-field: int}`` of a table row's number cells."""
+    return {cell.get_attribute('data-field'): int(cell.text.replace(',', ''))
+            for cell in row.find_elements(By.CSS_SELECTOR, 'td[data-field]')
+            if cell.text}
+
+
+def expected_numbers(numbers):
+    expected = {name: numbers[name] for name in
+                ('capacity', 'raw_capacity', 'usage') if name in numbers}
+    expected['free'] = numbers['capacity'] - numbers['usage']
+    return expected
+
+
+def test_capacity_and_zones_are_the_json(application, page):
+    capacity = report_cloud.get_json(application, '/reports/capacity')
+    resources = [resource for service in capacity['cluster']['services']
+                 for resource in service['resources']]
+    shown = {row.get_attribute('data-resource'): cell_numbers(row)
+             for row in page.find_elements(
+                 By.CSS_SELECTOR, '#capacity-table tbody tr')}
+    assert shown == {resource['name']: expected_numbers(resource)
+                     for resource in resources}
+    shown_zones = {
+        (row.get_attribute('data-zone'), row.get_attribute('data-resource')):
+            cell_numbers(row)
+        for row in page.find_elements(By.CSS_SELECTOR,
+                                      '#zone-table tbody tr')}
+    assert shown_zones == {
+        (zone['name'], resource['name']): expected_numbers(zone)
+        for resource in resources
+        for zone in resource['per_availability_zone']}
+    # One bar per resource and per zone row, each drawn as inline SVG.
+    assert len(page.find_elements(By.CSS_SELECTOR, 'svg.bar')) == (
+        len(shown) + len(shown_zones))
+
+
+def test_fullest_and_emptiest_hosts(page):
+    def hosts(table):
+        return [(row.get_attribute('data-host'),
+                 row.find_element(By.CSS_SELECTOR,
+                                  '[data-field=share]').text)
+                for row in page.find_elements(
+                    By.CSS_SELECTOR, f'#{table} tbody tr')]
+    # cn1: VCPU 22 of 64; cn3: SRIOV_NET_VF 1 of 8; shared-disk: 20 of
+    # 900; cn2: nothing used.
+    assert hosts('fullest') == [
+        ('cn1', '34.4%'), ('cn3', '12.5%'), ('shared-disk', '2.2%'),
+        ('cn2', '0.0%')]
+    assert hosts('emptiest') == list(reversed(hosts('fullest')))
+
+
+def test_project_usage_is_the_json(application, page):
+    usage = report_cloud.get_json(application, '/reports/usage')
+    shown = {row.get_attribute('data-project'): cell_numbers(row)
+             for row in page.find_elements(By.CSS_SELECTOR,
+                                           '#usage-table tbody tr')}
+    expected = {}
+    for project in usage['projects']:
+        expected[project['id']] = {
+            name: 0 for name in ('DISK_GB', 'MEMORY_MB', 'SRIOV_NET_VF',
+                                 'VCPU')}
+        for service in project['services']:
+            for resource in service['resources']:
+                expected[project['id']][resource['name']] = resource['usage']
+    assert shown == expected
+    ui.Select(page.find_element(By.ID, 'usage-sort')).select_by_value('VCPU')
+    # The rows are redrawn: read them in the page, not by reference.
+    ui.WebDriverWait(page, WAIT_SECONDS).until(
+        lambda driver: driver.execute_script(
+            "return document.querySelector('#usage-table tbody tr')"
+            ".dataset.project") == 'p2')
+
+
+def test_headroom_form_answers(application, page):
+    field = page.find_element(By.ID, 'headroom-resources')
+    field.clear()
+    field.send_keys('VCPU:4,MEMORY_MB:2048')
+    page.find_element(By.ID, 'headroom-member-of').send_keys(
+        'in:a1a1a1a1-0000-4000-8000-000000000001,'
+        'a2a2a2a2-0000-4000-8000-000000000002')
+    page.find_element(By.CSS_SELECTOR, '#headroom-form button').click()
+    result = page.find_element(By.ID, 'headroom-result')
+    ui.WebDriverWait(page, WAIT_SECONDS).until(
+        expected_conditions.visibility_of(result))
+    headroom = report_cloud.get_json(
+        application, '/reports/headroom?resources=VCPU:4,MEMORY_MB:2048'
+        '&member_of=in:a1a1a1a1-0000-4000-8000-000000000001,'
+        'a2a2a2a2-0000-4000-8000-000000000002')['headroom']
+    assert page.find_element(By.ID, 'headroom-count').text == str(
+        headroom['count']) == '5'
+    assert {row.get_attribute('data-zone'): cell_numbers(row)
+            for row in page.find_elements(
+                By.CSS_SELECTOR, '#headroom-zones tbody tr')} == {
+        zone['name']: {'count': zone['count'],
+                       'providers': zone['providers']}
+        for zone in headroom['per_availability_zone']}
+    assert 'Not counted: ' in result.text
+
+
+def test_headroom_form_shows_errors(page):
+    field = page.find_element(By.ID, 'headroom-resources')
+    field.clear()
+    field.send_keys('CUSTOM_NOPE:1')
+    page.find_element(By.CSS_SELECTOR, '#headroom-form button').click()
+    ui.WebDriverWait(page, WAIT_SECONDS).until(
+        lambda driver: 'CUSTOM_NOPE' in driver.find_element(
+            By.ID, 'status').text)
+    assert page.find_element(By.ID, 'status').text.startswith('400 ')
