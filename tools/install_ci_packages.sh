@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Debian packages the test suite needs beyond Python: chromium and its
-# driver for the browser test of the reports page
-# (tests/functional/test_report_page.py). Run as root; a no-op when they
-# are installed already.
+# Debian packages the test suite needs beyond Python: MariaDB and
+# PostgreSQL server binaries for the fault tests, which start private
+# servers of their own (pytest -m outage), and chromium and its driver for
+# the browser test of the reports page (pytest -m browser). Run as root; a
+# no-op when they are installed already.
 set -euo pipefail
 
-packages=(chromium chromium-driver)
+packages=(mariadb-server postgresql chromium chromium-driver)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null \

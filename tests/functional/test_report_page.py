@@ -19,6 +19,8 @@ from selenium.webdriver.support import ui
 
 from tests.functional import report_cloud
 
+pytestmark = [pytest.mark.browser, pytest.mark.db]
+
 CHROMEDRIVER = '/usr/bin/chromedriver'
 WAIT_SECONDS = 30
 
