@@ -9,7 +9,7 @@ import re
 import pytest
 import webob
 
-from placement import handler
+from placement import operations
 from placement import wsgi_wrapper
 from tests.unit import stack
 
@@ -32,11 +32,11 @@ def _unwrapped_broken(req):
 
 @pytest.fixture
 def app(monkeypatch):
-    return stack.service(monkeypatch, {
-        '/': {'GET': handler.Route(_refused)},
-        '/broken': {'GET': handler.Route(_broken)},
-        '/broken-unwrapped': {'GET': handler.Route(_unwrapped_broken)},
-    })
+    return stack.service(monkeypatch, (
+        operations.Operation('GET', '/', _refused),
+        operations.Operation('GET', '/broken', _broken),
+        operations.Operation('GET', '/broken-unwrapped', _unwrapped_broken),
+    ))
 
 
 def _get(app, path, version='latest'):
