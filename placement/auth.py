@@ -1,12 +1,14 @@
 """Authentication middleware: keystone, or noauth2 for tests.
 
-``GET /`` (the version document) never needs authentication.
+The operations the table marks public (the version document, the OpenAPI
+document) never need authentication.
 """
 
 import webob.dec
 import webob.exc
 from keystonemiddleware import auth_token
 
+from placement import operations
 from placement import wsgi_wrapper
 
 # Keystone flattens implied roles into the token; noauth2 does the same.
@@ -17,8 +19,8 @@ _IMPLIED_ROLES = {
 }
 
 
-def _is_root(environ):
-    return environ.get('PATH_INFO', '') in ('', '/')
+def _is_public(environ):
+    return environ.get('PATH_INFO', '') in operations.PUBLIC_PATHS
 
 
 def _expand_roles(roles):
@@ -44,7 +46,7 @@ class NoAuthMiddleware:
 
     @wsgi_wrapper.PlacementWsgify
     def __call__(self, req):
-        if _is_root(req.environ):
+        if _is_public(req.environ):
             return self.application
         token = req.headers.get('X-Auth-Token')
         if not token:
@@ -73,7 +75,7 @@ class KeystoneAuth(auth_token.AuthProtocol):
     """keystonemiddleware's auth_token, except for the version document."""
 
     def __call__(self, environ, start_response):
-        if _is_root(environ):
+        if _is_public(environ):
             return self._app(environ, start_response)
         return super().__call__(environ, start_response)
 

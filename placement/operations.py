@@ -25,6 +25,7 @@ from placement import microversion as mv
 from placement.handlers import aggregate
 from placement.handlers import allocation
 from placement.handlers import allocation_candidate
+from placement.handlers import api_document
 from placement.handlers import inventory
 from placement.handlers import provider_trait
 from placement.handlers import reshaper
@@ -119,8 +120,10 @@ class Operation:
     path: str
     handler: typing.Callable
     summary: str = ''
-    #: The oslo.policy rule enforced; None for an unauthenticated route.
+    #: The oslo.policy rule enforced (None where ``authenticated`` is not).
     policy: str | None = None
+    #: False: served without a token (the auth middleware lets it through).
+    authenticated: bool = True
     #: The microversions at which the operation exists.
     versions: Versions = ALL
     #: The status before ``versions.first``: 404 (the URL does not exist
@@ -144,12 +147,20 @@ class Operation:
 COMMON_ERRORS = {400: (errors.DEFAULT,), 406: (errors.DEFAULT,)}
 AUTH_ERRORS = {401: (errors.DEFAULT,), 403: (errors.DEFAULT,)}
 
-#: The variables of the URL templates.
+#: The variables of the URL templates: ``(description, schema, example)``.
+#: The examples name what ``tests/conformance`` creates before its run.
+EXAMPLE_PROVIDER = 'b8c3c3c4-8e26-4e1a-9b8a-2b6c9f1f4a11'
+EXAMPLE_CONSUMER = '6a2b4c1e-3d5f-4e7a-8b9c-0d1e2f3a4b5c'
+EXAMPLE_NAME = 'CUSTOM_GOLD'
 PATH_PARAMETERS = {
-    'uuid': ('The uuid of a resource provider.', {'type': 'string'}),
-    'consumer_uuid': ('The uuid of a consumer.', {'type': 'string'}),
-    'resource_class': ('The name of a resource class.', {'type': 'string'}),
-    'name': ('The name of a resource class or trait.', {'type': 'string'}),
+    'uuid': ('The uuid of a resource provider.', {'type': 'string'},
+             EXAMPLE_PROVIDER),
+    'consumer_uuid': ('The uuid of a consumer.', {'type': 'string'},
+                      EXAMPLE_CONSUMER),
+    'resource_class': ('The name of a resource class.', {'type': 'string'},
+                       'VCPU'),
+    'name': ('The name of a resource class or trait.', {'type': 'string'},
+             EXAMPLE_NAME),
 }
 
 _BAD = (errors.DEFAULT,)
@@ -198,7 +209,12 @@ _CREATED = ('Location',)
 OPERATIONS = (
     Operation(
         'GET', '/', root.home, 'The version document.',
+        authenticated=False,
         responses=(Response(200, response.VERSIONS),)),
+    Operation(
+        'GET', '/openapi.json', api_document.get_document,
+        'This OpenAPI document.', authenticated=False,
+        responses=(Response(200, {'type': 'object'}),)),
 
     # Resource providers.
     Operation(
@@ -426,7 +442,9 @@ OPERATIONS = (
         bodies=_per_minor(reshaper_schema.reshaper, mv.RESHAPER,
                           mv.MAPPINGS, mv.CONSUMER_TYPES),
         responses=(Response(204),),
-        errors={**_BAD_BODY, 409: _INVENTORY_CONFLICT}),
+        errors={**_BAD_BODY,
+                400: (errors.DEFAULT, errors.RESOURCE_PROVIDER_NOT_FOUND),
+                409: _INVENTORY_CONFLICT}),
 
     # Usages.
     Operation(
@@ -589,3 +607,8 @@ OPERATIONS = (
         responses=(Response(204),),
         errors={400: _BAD, **_NOT_FOUND, 409: _BAD}),
 )
+
+#: The URLs served without a token (``/`` also as the empty path).
+PUBLIC_PATHS = frozenset(
+    {''} | {operation.path for operation in OPERATIONS
+            if not operation.authenticated})
