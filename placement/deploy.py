@@ -13,6 +13,7 @@ from placement import handler
 from placement import microversion_middleware
 from placement import policy
 from placement import requestlog
+from placement import timing
 from placement.db import api as db_api
 from placement.db import migration
 from placement.db import standard_data
@@ -55,6 +56,7 @@ def build_stack(conf, db, enforcer):
             fault_wrap.FaultWrapper,
             _request_id,
             _proxy_headers(conf),
+            timing.middleware(conf),
     ):
         application = middleware(application)
     return application

@@ -44,6 +44,25 @@ def _make_mapper(by_path):
     return mapper
 
 
+def _check_body_headers(req):
+    """400 for a body without a Content-Type or a bad Content-Length.
+
+    Checked before routing, whatever the method and path, as upstream
+    does: what a body without a type means is never guessed.
+    """
+    length = req.environ.get('CONTENT_LENGTH')
+    if not length:
+        return
+    try:
+        length = int(length)
+    except ValueError:
+        raise webob.exc.HTTPBadRequest(
+            'content-length header must be an integer')
+    if length > 0 and not req.environ.get('CONTENT_TYPE'):
+        raise webob.exc.HTTPBadRequest(
+            'content-type header required when content-length > 0')
+
+
 class PlacementHandler:
     """Dispatch a request to its handler, or answer 404/405."""
 
@@ -60,7 +79,11 @@ class PlacementHandler:
 
     @wsgi_wrapper.PlacementWsgify
     def __call__(self, req):
-        match = self._mapper.match(environ=req.environ)
+        _check_body_headers(req)
+        # Mounted under a prefix, the prefix alone (empty PATH_INFO) is
+        # the version document that clients discover versions from.
+        match = self._mapper.match(
+            req.environ['PATH_INFO'] or '/', environ=req.environ)
         # routes' patterns end in ``$``, which also matches before a final
         # newline: /traits/X%0A would otherwise be served as /traits/X.
         if match is None or req.environ['PATH_INFO'].endswith('\n'):

@@ -11,6 +11,7 @@ gabbi's intercept through :func:`setup_app`.
 
 import os
 import tempfile
+from wsgiref import util as wsgiref_util
 
 from gabbi import fixture
 from oslo_middleware import cors
@@ -61,6 +62,33 @@ class APIFixture(fixture.GabbiFixture):
         global _APP
         _APP = None
         self.db.dispose()
+
+
+class PrefixFixture(APIFixture):
+    """The application mounted under ``/placement``, as a web server does.
+
+    A request for ``/placement/...`` reaches it with SCRIPT_NAME
+    ``/placement`` and the rest in PATH_INFO (empty for ``/placement``
+    itself); any other path is the server's own 404.
+    """
+
+    PREFIX = 'placement'
+
+    def start_fixture(self):
+        global _APP
+        super().start_fixture()
+        _APP = self._mount(_APP)
+
+    @classmethod
+    def _mount(cls, application):
+        def mounted(environ, start_response):
+            environ = dict(environ, SCRIPT_NAME='')
+            if wsgiref_util.shift_path_info(environ) != cls.PREFIX:
+                start_response('404 Not Found',
+                               [('Content-Type', 'text/plain')])
+                return [b'Not mounted here']
+            return application(environ, start_response)
+        return mounted
 
 
 class LegacyPolicyFixture(APIFixture):

@@ -1,9 +1,9 @@
-"""Benchmark GET /allocation_candidates against a real placement-api server.
+"""Benchmark the scheduler's reads against a real placement-api server.
 
     .venv/bin/python tools/bench_allocation_candidates.py [--db mysql]
         [--database-url URL] [--workers 2] [--repetitions 30]
-        [--providers 10000] [--trees 500] [--phase flat --phase nested]
-        [--json FILE]
+        [--size small|large|xlarge] [--providers N] [--trees N]
+        [--phase flat --phase nested] [--json FILE]
 
 Each phase gets a throw-away database on the chosen server (``--db``
 mysql, postgresql or sqlite; ``--database-url`` names another server URL
@@ -18,11 +18,15 @@ that neither query sees the other set's providers: the flat query
 ``resources=VCPU:1,MEMORY_MB:512`` would otherwise also be answered by
 the NUMA nodes of the nested trees.
 
-Reported per query: candidates returned, median and p90 client-side wall
-time of the full response, the peak of the summed RSS of the gunicorn
-master and workers (sampled from /proc every 50 ms while the query runs)
-and the workers' VmHWM (reset through /proc/PID/clear_refs before the
-query where the kernel allows it), and the machine's 1-minute load
+Reported per query (GET /allocation_candidates and GET
+/resource_providers): results returned, median and p90 client-side wall
+time of the full response, the medians of the server's own split of its
+time into SQL, JSON serialisation and the rest (the ``Server-Timing``
+header of ``[placement] debug_timing``, which the benchmark turns on),
+the peak of the summed RSS of the gunicorn master and workers (sampled
+from /proc every 50 ms while the query runs) and the workers' VmHWM
+(reset through /proc/PID/clear_refs before the query where the kernel
+allows it), and the machine's 1-minute load
 average after the query, which shows how much other work competed for
 the cores. The server, the database and the temporary directory are
 removed at the end, also on failure or Ctrl-C.
@@ -63,8 +67,17 @@ NESTED_QUERY = (
     f'&resources_NET1={NET_GROUP}&required_NET1=CUSTOM_PHYSNET_A'
     f'&resources_NET2={NET_GROUP}&required_NET2=CUSTOM_PHYSNET_B'
     '&group_policy=isolate&same_subtree=_NUMA,_NET1,_NET2')
+VF_STRESS_QUERY = (
+    'resources=VCPU:1'
+    '&resources_VF1=SRIOV_NET_VF:1&resources_VF2=SRIOV_NET_VF:1'
+    '&resources_VF3=SRIOV_NET_VF:1&group_policy=isolate')
 SAMPLE_SECONDS = 0.05
-QUERY_PATH = '/allocation_candidates'
+CANDIDATES = '/allocation_candidates'
+PROVIDERS = '/resource_providers'
+#: ``--size``: (flat providers, nested trees).
+SIZES = {'small': (2000, 100), 'large': (10000, 500),
+         'xlarge': (100000, 2000)}
+SERVER_PARTS = ('sql', 'serialise', 'app')
 
 
 def percentile(values, pct):
@@ -116,6 +129,7 @@ def prepare_config(workdir, db_url):
     conf = os.path.join(workdir, 'placement.conf')
     with open(conf, 'w') as f:
         f.write(f'[api]\nauth_strategy = noauth2\n'
+                f'[placement]\ndebug_timing = true\n'
                 f'[placement_database]\nconnection = {db_url}\n')
     subprocess.run([_venv_command('placement-manage'), '--config-file',
                     conf, 'db', 'sync'], check=True)
@@ -358,12 +372,25 @@ class MemorySampler(threading.Thread):
 
 
 def count_results(body):
+    if 'resource_providers' in body:
+        return len(body['resource_providers'])
     return len(body['allocation_requests'])
 
 
-def measure(http, server, name, query, args):
+def server_timing(value):
+    """``{part: ms}`` of a Server-Timing header (``[placement]
+    debug_timing``)."""
+    parts = {}
+    for item in value.split(','):
+        name, _, duration = item.strip().partition(';dur=')
+        parts[name] = float(duration)
+    return parts
+
+
+def measure(http, server, name, path, args):
     """Time one query; returns a result row."""
-    url = f'{server.endpoint}{QUERY_PATH}?{query}'
+    url = f'{server.endpoint}{path}'
+    splits = []
 
     def fetch():
         started = time.perf_counter()
@@ -383,29 +410,43 @@ def measure(http, server, name, query, args):
         for _ in range(args.repetitions):
             elapsed, resp = fetch()
             times.append(elapsed)
+            splits.append(server_timing(resp.headers['Server-Timing']))
     finally:
         peak = sampler.stop()
     return {'query': name, 'candidates': count_results(resp.json()),
             'median_ms': statistics.median(times),
+            **{f'{part}_ms': statistics.median(split[part]
+                                               for split in splits)
+               for part in SERVER_PARTS},
             'p90_ms': percentile(times, 90), 'peak_rss_mb': peak,
             'worker_hwm_mb': max(server.worker_peaks(), default=0.0),
             'load1': os.getloadavg()[0]}
 
 
 def flat_queries(member_of):
-    flat = ('resources=VCPU:2,MEMORY_MB:2048,DISK_GB:20'
-            f'&member_of=in:{",".join(member_of)}&required={AVX2}')
+    aggregates = f'member_of=in:{",".join(member_of)}'
+    flat = (f'resources=VCPU:2,MEMORY_MB:2048,DISK_GB:20&{aggregates}'
+            f'&required={AVX2}')
     small = 'resources=VCPU:1,MEMORY_MB:512'
-    return [('flat member_of+required limit=1000', flat + '&limit=1000'),
-            ('flat member_of+required unlimited', flat),
-            ('flat resources-only limit=1000', small + '&limit=1000'),
-            ('flat resources-only unlimited', small)]
+    return [
+        ('flat member_of+required limit=1000',
+         f'{CANDIDATES}?{flat}&limit=1000'),
+        ('flat member_of+required unlimited', f'{CANDIDATES}?{flat}'),
+        ('flat resources-only limit=1000', f'{CANDIDATES}?{small}&limit=1000'),
+        ('flat resources-only unlimited', f'{CANDIDATES}?{small}'),
+        ('providers resources', f'{PROVIDERS}?{small}'),
+        ('providers member_of+required',
+         f'{PROVIDERS}?{aggregates}&required={AVX2}'),
+    ]
 
 
 def nested_queries(_):
     return [('nested granular same_subtree limit=10',
-             NESTED_QUERY + '&limit=10'),
-            ('nested granular same_subtree unlimited', NESTED_QUERY)]
+             f'{CANDIDATES}?{NESTED_QUERY}&limit=10'),
+            ('nested granular same_subtree unlimited',
+             f'{CANDIDATES}?{NESTED_QUERY}'),
+            ('nested 3 VF groups isolate limit=10',
+             f'{CANDIDATES}?{VF_STRESS_QUERY}&limit=10')]
 
 
 PHASES = {'flat': (load_flat, flat_queries),
@@ -445,13 +486,16 @@ def _print_log_tail(path, lines=60):
 
 
 def print_table(rows):
-    header = (f'{"query":42} {"cands":>6} {"median ms":>10} {"p90 ms":>8} '
+    header = (f'{"query":42} {"results":>7} {"median ms":>10} {"p90 ms":>8} '
+              f'{"sql":>7} {"json":>6} {"app":>7} '
               f'{"peak RSS MB":>12} {"worker HWM MB":>14} {"load":>5}')
     print(header)
     print('-' * len(header))
     for r in rows:
-        print(f'{r["query"]:42} {r["candidates"]:>6} {r["median_ms"]:>10.1f}'
-              f' {r["p90_ms"]:>8.1f} {r["peak_rss_mb"]:>12.0f}'
+        print(f'{r["query"]:42} {r["candidates"]:>7} {r["median_ms"]:>10.1f}'
+              f' {r["p90_ms"]:>8.1f} {r["sql_ms"]:>7.1f}'
+              f' {r["serialise_ms"]:>6.1f} {r["app_ms"]:>7.1f}'
+              f' {r["peak_rss_mb"]:>12.0f}'
               f' {r["worker_hwm_mb"]:>14.0f} {r["load1"]:>5.1f}')
 
 
@@ -462,13 +506,19 @@ def parse_args(argv):
                    'database name; overrides --db')
     p.add_argument('--phase', action='append', choices=sorted(PHASES),
                    help='data set(s) to run (default: flat and nested)')
-    p.add_argument('--providers', type=int, default=10000)
+    p.add_argument('--size', choices=SIZES, default='large',
+                   help='data set size: flat providers and nested trees '
+                   '(small 2,000/100, large 10,000/500, xlarge '
+                   '100,000/2,000)')
+    p.add_argument('--providers', type=int,
+                   help='flat providers (overrides --size)')
     p.add_argument('--aggregates', type=int, default=20)
     p.add_argument('--member-of', type=int, default=5,
                    help='aggregates named in the flat member_of query')
     p.add_argument('--sharing', type=int, default=5)
     p.add_argument('--allocation-percent', type=int, default=20)
-    p.add_argument('--trees', type=int, default=500)
+    p.add_argument('--trees', type=int,
+                   help='nested trees (overrides --size)')
     p.add_argument('--repetitions', type=int, default=30)
     p.add_argument('--warmups', type=int, default=2)
     p.add_argument('--workers', type=int, default=2)
@@ -478,6 +528,9 @@ def parse_args(argv):
     p.add_argument('--json', help='also write the results to this file')
     args = p.parse_args(argv)
     args.server_url = args.database_url or SERVERS[args.db]
+    providers, trees = SIZES[args.size]
+    args.providers = args.providers or providers
+    args.trees = args.trees or trees
     args.phase = args.phase or ['flat', 'nested']
     return args
 
@@ -493,7 +546,9 @@ def main(argv=None):
                                timeout=urllib3.Timeout(total=600))
     rows = []
     for phase in args.phase:
-        rows += run_phase(phase, args, http)
+        measured = run_phase(phase, args, http)
+        print_table(measured)   # now: the next phase may take long
+        rows += measured
     print_table(rows)
     if args.json:
         with open(args.json, 'w') as f:

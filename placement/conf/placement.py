@@ -32,8 +32,9 @@ doesn't provide.
 """),
     cfg.StrOpt(
         'incomplete_consumer_user_id',
-        # The documented default really has nine leading zeros.
-        default='000000000-0000-0000-0000-000000000000',
+        # Upstream's default; the reference's nine leading zeros are a
+        # typo.
+        default='00000000-0000-0000-0000-000000000000',
         help="""
 Early API microversions (<1.8) allowed creating allocations and not specifying
 a project or user identifier for the consumer. In cleaning up the data
@@ -86,6 +87,14 @@ trees also consider the breadth-first generation strategy.
 Defines the order placement visits viable root providers during allocation
 candidate generation. This matters when max_allocation_candidates limits
 the number of candidates generated.
+"""),
+    cfg.BoolOpt(
+        'debug_timing',
+        default=False,
+        help="""
+For benchmarks: add a Server-Timing header to every response that splits
+the server's time into SQL, JSON serialisation and the rest (app), in
+milliseconds. Off in production: it measures every statement.
 """),
 ]
 

@@ -41,21 +41,22 @@ def get_aggregates(req):
 
 
 def _requested(req):
-    """``(aggregate uuids, generation or None)`` from the PUT body."""
+    """``(aggregate uuids as given, generation or None)`` from the body."""
     if not microversion.at_least(req, _WITH_GENERATION):
-        uuids = util.extract_json(req.body, schema.PUT_AGGREGATES_V1_1)
-        generation = None
-    else:
-        data = util.extract_json(req.body, schema.PUT_AGGREGATES_V1_19)
-        uuids = data['aggregates']
-        generation = data['resource_provider_generation']
+        return util.extract_json(req.body, schema.PUT_AGGREGATES_V1_1), None
+    data = util.extract_json(req.body, schema.PUT_AGGREGATES_V1_19)
+    return data['aggregates'], data['resource_provider_generation']
+
+
+def _canonical_set(uuids):
+    """The canonical forms of ``uuids``, sorted; 400 on a repeated one."""
     canonical = sorted({resource_provider.canonical_uuid(uuid)
                         for uuid in uuids})
     if len(canonical) != len(uuids):
         raise webob.exc.HTTPBadRequest(
             'Invalid aggregates: the same aggregate is given more than '
             'once.')
-    return canonical, generation
+    return canonical
 
 
 @wsgi_wrapper.PlacementWsgify
@@ -68,11 +69,8 @@ def set_aggregates(req):
     with context.db.writer() as conn:
         provider = resource_provider.get_by_uuid(
             conn, util.path_arg(req, 'uuid'))
-        uuids, generation = _requested(req)
-        if generation is None:
-            # No generation before 1.19: the change applies to the
-            # provider as it is now, and still moves its generation on.
-            generation = provider.generation
+        given, generation = _requested(req)
         new_generation = aggregate.replace_for_provider(
-            conn, provider.id, generation, uuids)
-    return _response(req, uuids, new_generation)
+            conn, provider.id, generation, _canonical_set(given))
+    # Upstream echoes the list as sent, in its order and case.
+    return _response(req, given, new_generation)

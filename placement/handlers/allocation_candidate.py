@@ -33,14 +33,9 @@ _REQUEST_PARAMS = (
     ('root_required', 35),
     ('same_subtree', 36),
 )
-# Parameters that may be repeated, from a microversion.
-_REPEATABLE_GROUP_PARAMS = (
-    ('member_of', 24),
-    ('required', 39),
-)
-_REPEATABLE_PARAMS = (
-    ('same_subtree', 36),
-)
+# The only parameter that may not be repeated (placement.query.
+# duplicate_key); which value of the others counts: provider_query.
+_ONCE = 'root_required'
 _DICT_ALLOCATIONS = 12
 _TRAITS = 17
 _GRANULAR = 25
@@ -113,31 +108,37 @@ def _suffix_pattern(req):
 
 
 def _query(req):
-    """The query string as ``{name: value or [values]}``; unknown or
-    duplicate names are 400."""
+    """The query string as ``{name: value or [values]}``; unknown names
+    and a repeated root_required are 400."""
     suffix = _suffix_pattern(req)
-    allowed = _ParamNames(
-        _names(req, _REQUEST_PARAMS), _names(req, _GROUP_PARAMS), suffix)
+    group_params = _names(req, _GROUP_PARAMS)
+    allowed = _ParamNames(_names(req, _REQUEST_PARAMS), group_params, suffix)
     repeatable = _ParamNames(
-        _names(req, _REPEATABLE_PARAMS), _names(req, _REPEATABLE_GROUP_PARAMS),
-        suffix)
+        _names(req, _REQUEST_PARAMS) - {_ONCE}, group_params, suffix)
     return util.query_params(req, allowed, repeatable)
 
 
 def _group(req, params, suffix):
     """The :class:`RequestGroup` of ``suffix`` from the query ``params``."""
-    resources = params.get(f'resources{suffix}')
+    resources = f'resources{suffix}'
     required, forbidden_traits = provider_query.parse_required(
         req, provider_query.listed(params, f'required{suffix}'),
         f'required{suffix}')
+    conflicts = provider_query.conflicting_traits(required, forbidden_traits)
+    if conflicts:
+        raise _bad(
+            f"Conflicting required and forbidden traits found in the "
+            f"following traits keys: required{suffix}: "
+            f"({', '.join(conflicts)})")
     member_of, forbidden_aggregates = provider_query.parse_member_of(
         req, provider_query.listed(params, f'member_of{suffix}'),
         f'member_of{suffix}')
     return candidate_request.RequestGroup(
         suffix=suffix,
-        resources=({} if resources is None else
-                   provider_query.parse_resources(
-                       resources, f'resources{suffix}')),
+        resources=provider_query.last(
+            params, resources,
+            lambda value: provider_query.parse_resources(value, resources))
+        or {},
         required_traits=required,
         forbidden_traits=forbidden_traits,
         member_of=member_of,
@@ -155,9 +156,10 @@ def _groups(req, params):
 def _limit(params):
     """A positive integer; one beyond ``sys.maxsize`` limits nothing more
     than ``sys.maxsize`` does (and Python slices stop there)."""
-    value = params.get('limit')
-    if value is None:
-        return None
+    return provider_query.first(params, 'limit', _parse_limit)
+
+
+def _parse_limit(value):
     if not _LIMIT.fullmatch(value):
         raise _bad(f"Invalid query string parameters: Expected 'limit' to "
                    f"be a positive integer. Got: {value}")
@@ -165,17 +167,21 @@ def _limit(params):
 
 
 def _group_policy(params, groups):
-    """``group_policy``: required with more than one suffixed group."""
-    policy = params.get('group_policy')
-    if policy is None:
-        if sum(1 for group in groups if group.suffix) > 1:
-            raise _bad('The "group_policy" parameter is required when '
-                       'specifying more than one "resources{N}" parameter.')
-    elif policy not in _GROUP_POLICIES:
+    """``group_policy`` (the first one given): required with more than
+    one suffixed group."""
+    policy = provider_query.first(params, 'group_policy', _parse_policy)
+    if policy is None and sum(1 for group in groups if group.suffix) > 1:
+        raise _bad('The "group_policy" parameter is required when '
+                   'specifying more than one "resources{N}" parameter.')
+    return policy
+
+
+def _parse_policy(value):
+    if value not in _GROUP_POLICIES:
         raise _bad(f"Invalid query string parameters: Expected "
                    f"'group_policy' to be one of {', '.join(_GROUP_POLICIES)}"
-                   f". Got: {policy}")
-    return policy
+                   f". Got: {value}")
+    return value
 
 
 def _root_required(req, params):
@@ -183,11 +189,18 @@ def _root_required(req, params):
     value = params.get('root_required')
     if value is None:
         return (), frozenset()
-    if value.startswith('in:'):
+    if value.strip().startswith('in:'):
         raise _bad(f"Invalid query string parameters: 'in:' is not "
                    f"supported in 'root_required'. Got: {value}",
                    errors.QUERYPARAM_BAD_VALUE)
-    return provider_query.parse_required(req, [value], 'root_required')
+    required, forbidden = provider_query.parse_required(
+        req, [value], 'root_required')
+    conflicts = provider_query.conflicting_traits(required, forbidden)
+    if conflicts:
+        raise _bad(f"Conflicting required and forbidden traits found in "
+                   f"root_required: {', '.join(conflicts)}",
+                   errors.QUERYPARAM_BAD_VALUE)
+    return required, forbidden
 
 
 def _same_subtree(params, groups):
@@ -195,7 +208,7 @@ def _same_subtree(params, groups):
     suffixes = {group.suffix for group in groups if group.suffix}
     subtrees = []
     for value in provider_query.listed(params, 'same_subtree'):
-        subtree = frozenset(value.split(','))
+        subtree = frozenset(provider_query.split_list(value))
         unknown = sorted(subtree - suffixes)
         if unknown:
             raise _bad(
@@ -257,30 +270,34 @@ def parse_request(req):
     )
 
 
-def _allocation_request(req, candidate):
-    """One allocation request: a list before 1.12, a dict from then on,
-    with the group mappings from 1.34."""
+def _allocation_requests(req, candidates):
+    """The allocation requests: a list each before 1.12, a dict from then
+    on, with the group mappings from 1.34 (versions checked once)."""
     if not microversion.at_least(req, _DICT_ALLOCATIONS):
-        return {'allocations': [
+        return [{'allocations': [
             {'resource_provider': {'uuid': uuid}, 'resources': resources}
             for uuid, resources in candidate.allocations.items()]}
-    data = {'allocations': {
+            for candidate in candidates]
+    requests = [{'allocations': {
         uuid: {'resources': resources}
         for uuid, resources in candidate.allocations.items()}}
+        for candidate in candidates]
     if microversion.at_least(req, _MAPPINGS):
-        data['mappings'] = candidate.mappings
-    return data
+        for data, candidate in zip(requests, candidates, strict=True):
+            data['mappings'] = candidate.mappings
+    return requests
 
 
-def _summary(req, summary, classes):
-    """A provider summary; ``classes`` narrows its resources (pre-1.27)."""
+def _summary(summary, classes, traits, nested):
+    """A provider summary; ``classes`` narrows its resources (pre-1.27),
+    ``traits`` (1.17) and ``nested`` (1.29) add fields."""
     data = {'resources': {
         name: {'capacity': capacity, 'used': used}
         for name, (capacity, used) in summary.resources.items()
         if classes is None or name in classes}}
-    if microversion.at_least(req, _TRAITS):
+    if traits:
         data['traits'] = list(summary.traits)
-    if microversion.at_least(req, _NESTED):
+    if nested:
         data['parent_provider_uuid'] = summary.parent_provider_uuid
         data['root_provider_uuid'] = summary.root_provider_uuid
     return data
@@ -293,7 +310,8 @@ def _summaries(req, request, found, candidates):
     allocated from. Before 1.27 only the requested classes are shown.
     """
     summaries = found.summaries
-    if not microversion.at_least(req, _NESTED):
+    nested = microversion.at_least(req, _NESTED)
+    if not nested:
         used = {uuid for candidate in candidates
                 for uuid in candidate.allocations}
         summaries = {uuid: summary for uuid, summary in summaries.items()
@@ -302,7 +320,8 @@ def _summaries(req, request, found, candidates):
     if not microversion.at_least(req, _ALL_INVENTORIES):
         classes = {name for group in request.groups
                    for name in group.resources}
-    return {uuid: _summary(req, summary, classes)
+    traits = microversion.at_least(req, _TRAITS)
+    return {uuid: _summary(summary, classes, traits, nested)
             for uuid, summary in summaries.items()}
 
 
@@ -310,8 +329,7 @@ def render(req, request, found):
     """The response body for :class:`Candidates` ``found``."""
     candidates = found.candidates
     return {
-        'allocation_requests': [
-            _allocation_request(req, candidate) for candidate in candidates],
+        'allocation_requests': _allocation_requests(req, candidates),
         'provider_summaries': _summaries(req, request, found, candidates),
     }
 

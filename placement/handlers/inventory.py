@@ -6,6 +6,7 @@ then validates the body (400), then writes; any error rolls it all back.
 
 import webob.exc
 
+from placement import exception
 from placement import microversion
 from placement import util
 from placement import wsgi_wrapper
@@ -104,8 +105,13 @@ def set_inventories(req):
         inventories = {
             name: inventory_from_body(req, uuid, name, fields)
             for name, fields in data['inventories'].items()}
-        generation = inventory_obj.replace_all(
-            conn, provider, inventories, _generation(data))
+        try:
+            generation = inventory_obj.replace_all(
+                conn, provider, inventories, _generation(data))
+        except exception.InventoryInUse as exc:
+            # Upstream's wording, which clients match.
+            raise exc.http_error(f'update conflict: {exc}',
+                                 comment=exc.code) from exc
         stored = inventory_obj.get_all(conn, provider.id)
     return _inventories_response(req, stored, generation)
 

@@ -2,6 +2,13 @@
 
 ``member_of`` and ``required`` have the same syntax wherever providers
 are searched; their parsers take the request for its microversion.
+
+A parameter given more than once is upstream's business: ``member_of``
+is refused before 1.24 and ``required`` takes the last value before
+1.39; from then both are ANDed. Other parameters take their last value
+(:func:`last`), some their first (:func:`first`); every value given is
+validated, also those that do not count. Whitespace around list items is
+ignored.
 """
 
 import webob.exc
@@ -41,6 +48,29 @@ def query_uuid(name, value):
     return uuid
 
 
+def _pick(params, name, parse, index):
+    parsed = [parse(value) for value in listed(params, name)]
+    return parsed[index] if parsed else None
+
+
+def last(params, name, parse=str):
+    """``parse`` of the last value of parameter ``name``; None if absent.
+
+    Every value is parsed, so that a bad one anywhere is 400.
+    """
+    return _pick(params, name, parse, -1)
+
+
+def first(params, name, parse=str):
+    """Like :func:`last`, the first value."""
+    return _pick(params, name, parse, 0)
+
+
+def split_list(value):
+    """The comma-separated items of ``value``, whitespace stripped."""
+    return [item.strip() for item in value.split(',')]
+
+
 def _distinct(groups):
     """``groups`` without repeats, in order: each becomes one condition
     of the query, and a repeat (``required=A,A,...``) asks nothing more.
@@ -55,6 +85,9 @@ def parse_member_of(req, values, name='member_of'):
     in one of each); ``forbidden`` the uuids a provider must not be in
     (``!uuid`` and ``!in:a,b``, from 1.32). ``!`` inside ``in:`` is 400.
     """
+    if len(values) > 1 and not microversion.at_least(
+            req, _REPEATED_MEMBER_OF):
+        raise _bad(f'Multiple {name} parameters are not supported')
     allow_forbidden = microversion.at_least(req, _FORBIDDEN_AGGREGATES)
     groups, forbidden = [], set()
     for value in values:
@@ -83,33 +116,48 @@ def parse_required(req, values, name='required'):
     ``groups`` is a tuple of frozensets of trait names (a provider has
     one of each: a plain trait is a group of one, ``in:A,B`` from 1.39 a
     group of several); ``forbidden`` the traits prefixed with ``!`` (from
-    1.22), not allowed inside ``in:``.
+    1.22), not allowed inside ``in:``. Before 1.39 only the last value
+    counts.
     """
-    allow_forbidden = microversion.at_least(req, _FORBIDDEN_TRAITS)
-    allow_any = microversion.at_least(req, _ANY_TRAITS)
-    groups, forbidden = [], set()
-    for value in values:
-        any_of = allow_any and value.startswith('in:')
-        names = (value[3:] if any_of else value).split(',')
-        if not all(names) or any(name == '!' for name in names):
+    parsed = [_required_value(req, value, name) for value in values]
+    if not microversion.at_least(req, _REPEATED_REQUIRED):
+        parsed = parsed[-1:]
+    groups = [group for value_groups, _ in parsed for group in value_groups]
+    forbidden = frozenset().union(*(value_forbidden
+                                    for _, value_forbidden in parsed))
+    return _distinct(groups), forbidden
+
+
+def _required_value(req, value, name):
+    """``(groups, forbidden)`` of one ``required`` value."""
+    any_of = (microversion.at_least(req, _ANY_TRAITS)
+              and value.strip().startswith('in:'))
+    names = split_list(value.strip()[3:] if any_of else value)
+    if not all(names) or any(trait == '!' for trait in names):
+        raise _bad(
+            f"Invalid query string parameters: Expected '{name}' "
+            f"parameter value of the form: HW_CPU_X86_VMX,CUSTOM_MAGIC. "
+            f"Got: {value}")
+    if any_of:
+        if any(trait.startswith('!') for trait in names):
             raise _bad(
-                f"Invalid query string parameters: Expected '{name}' "
-                f"parameter value of the form: HW_CPU_X86_VMX,CUSTOM_MAGIC. "
+                f"Invalid query string parameters: Mixing forbidden "
+                f"and any-of traits in '{name}' is not supported. "
                 f"Got: {value}")
-        if any_of:
-            if any(trait.startswith('!') for trait in names):
-                raise _bad(
-                    f"Invalid query string parameters: Mixing forbidden "
-                    f"and any-of traits in '{name}' is not supported. "
-                    f"Got: {value}")
-            groups.append(frozenset(names))
-            continue
-        for trait in names:
-            if allow_forbidden and trait.startswith('!'):
-                forbidden.add(trait[1:])
-            else:
-                groups.append(frozenset([trait]))
-    return _distinct(groups), frozenset(forbidden)
+        return [frozenset(names)], set()
+    groups, forbidden = [], set()
+    for trait in names:
+        if (microversion.at_least(req, _FORBIDDEN_TRAITS)
+                and trait.startswith('!')):
+            forbidden.add(trait[1:])
+        else:
+            groups.append(frozenset([trait]))
+    return groups, forbidden
+
+
+def conflicting_traits(required, forbidden):
+    """The sorted traits both required (in any group) and forbidden."""
+    return sorted(frozenset().union(*required) & forbidden)
 
 
 def parse_resources(value, name='resources'):
@@ -140,9 +188,8 @@ def parse_resources(value, name='resources'):
 
 
 def optional_uuid(params, name):
-    """The canonical uuid of parameter ``name`` in ``params``, or None."""
-    value = params.get(name)
-    return None if value is None else query_uuid(name, value)
+    """The canonical uuid of the last parameter ``name``, or None."""
+    return last(params, name, lambda value: query_uuid(name, value.strip()))
 
 
 def listed(params, name):
@@ -159,22 +206,18 @@ def list_filter(req):
     """The :class:`ProviderFilter` of a GET /resource_providers request."""
     allowed = {name for name, minor in _PARAMS
                if microversion.at_least(req, minor)}
-    repeatable = set()
-    if microversion.at_least(req, _REPEATED_MEMBER_OF):
-        repeatable.add('member_of')
-    if microversion.at_least(req, _REPEATED_REQUIRED):
-        repeatable.add('required')
-    params = util.query_params(req, allowed, repeatable)
+    # Any may be repeated (see the module's docstring).
+    params = util.query_params(req, allowed, repeatable=allowed)
     member_of, forbidden_aggregates = parse_member_of(
         req, listed(params, 'member_of'))
+    # A trait both required and forbidden simply matches nothing here.
     required, forbidden_traits = parse_required(
         req, listed(params, 'required'))
-    resources = params.get('resources')
     return provider_filter.ProviderFilter(
-        name=params.get('name'),
+        name=last(params, 'name'),
         uuid=optional_uuid(params, 'uuid'),
         in_tree=optional_uuid(params, 'in_tree'),
-        resources={} if resources is None else parse_resources(resources),
+        resources=last(params, 'resources', parse_resources) or {},
         member_of=member_of,
         forbidden_aggregates=forbidden_aggregates,
         required_traits=required,

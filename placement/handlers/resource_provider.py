@@ -32,12 +32,19 @@ def provider_url(req, uuid):
     return f'{req.script_name}/resource_providers/{uuid}'
 
 
-def serialize(req, row):
-    """The representation of provider ``row`` at the request's version."""
+def link_relations(req):
+    """The relations of a provider's links at the request's version."""
+    return [rel for rel, minor in _LINKS if microversion.at_least(req, minor)]
+
+
+def serialize(req, row, relations=None):
+    """The representation of provider ``row`` at the request's version;
+    ``relations`` are its :func:`link_relations` if known."""
+    if relations is None:
+        relations = link_relations(req)
     url = provider_url(req, row.uuid)
     links = [{'rel': 'self', 'href': url}]
-    links.extend({'rel': rel, 'href': f'{url}/{rel}'}
-                 for rel, minor in _LINKS if microversion.at_least(req, minor))
+    links.extend({'rel': rel, 'href': f'{url}/{rel}'} for rel in relations)
     data = {
         'uuid': row.uuid,
         'name': row.name,
@@ -70,8 +77,10 @@ def list_resource_providers(req):
     filters = provider_query.list_filter(req)
     with context.db.reader() as conn:
         rows = provider_filter.list_providers(conn, filters)
+    relations = link_relations(req)
     return util.json_response(
-        req, {'resource_providers': [serialize(req, row) for row in rows]},
+        req, {'resource_providers': [serialize(req, row, relations)
+                                     for row in rows]},
         last_modified=name_table.newest(rows))
 
 

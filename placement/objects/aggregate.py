@@ -49,10 +49,14 @@ def replace_for_provider(conn, provider_id, generation, uuids):
     """Put the provider in exactly the aggregates ``uuids``.
 
     ``generation`` is the provider generation the caller saw; the new one
-    is returned (ConcurrentUpdate when it is stale).
+    is returned (ConcurrentUpdate when it is stale). None (before 1.19)
+    changes the aggregates without checking or moving the generation,
+    as upstream does; then None is returned.
     """
-    new_generation = resource_provider.increment_generation(
-        conn, provider_id, generation)
+    new_generation = None
+    if generation is not None:
+        new_generation = resource_provider.increment_generation(
+            conn, provider_id, generation)
     wanted = _ids_by_uuid(conn, uuids).values()
     association.replace(conn, _RP_AGG.c.aggregate_id, provider_id, wanted)
     return new_generation

@@ -6,8 +6,10 @@ order, which every writer follows so that locks are taken in one order:
 1. consumers, sorted by uuid: the client's generation is checked, then
    the consumer row is compare-and-swapped (or inserted), which locks it;
 2. the consumers' old allocations are deleted;
-3. the providers receiving allocations, sorted by id: their generations,
-   as read in this transaction, are compare-and-swapped, which locks them;
+3. the providers receiving allocations, and those that consumers being
+   emptied (``allocations: {}``) held allocations on, as upstream,
+   sorted by id: their generations, as read in this transaction, are
+   compare-and-swapped, which locks them;
 4. inventories and usage are read and every amount checked against
    capacity, min_unit, max_unit and step_size;
 5. the new allocations are inserted, and the consumers left without any
@@ -134,8 +136,8 @@ def _write_consumer(conn, request, consumer, owner_ids):
 def release(conn, requests):
     """Steps 1 and 2: check and write the consumers, drop their allocations.
 
-    The first half of :func:`write_once`; the reshaper changes
-    inventories between the halves.
+    The first half of :func:`write_once`. Returns the uuids of the
+    providers the consumers being emptied held allocations on.
     """
     requests = sorted(requests, key=lambda request: request.uuid)
     consumers = consumer_obj.get_all(
@@ -148,7 +150,21 @@ def release(conn, requests):
                 request.uuid, consumer, request.generation)
         if consumer is not None or request.allocations:
             _write_consumer(conn, request, consumer, owner_ids)
+    emptied = _held_providers(
+        conn, [request.uuid for request in requests
+               if not request.allocations])
     _delete_allocations(conn, [request.uuid for request in requests])
+    return emptied
+
+
+def _held_providers(conn, consumer_uuids):
+    """The uuids of the providers consumers ``consumer_uuids`` use."""
+    if not consumer_uuids:
+        return set()
+    return set(conn.scalars(
+        sa.select(RP.c.uuid).distinct()
+        .join(ALLOC, ALLOC.c.resource_provider_id == RP.c.id)
+        .where(ALLOC.c.consumer_id.in_(sorted(consumer_uuids)))))
 
 
 def _providers(conn, uuids):
@@ -249,10 +265,11 @@ def _check_capacity(conn, rows, providers, class_names):
                 f"exceed the capacity.")
 
 
-def claim(conn, requests):
+def claim(conn, requests, emptied=frozenset()):
     """Steps 3 to 5: swap generations, check capacity, insert.
 
-    The second half of :func:`write_once`.
+    The second half of :func:`write_once`; ``emptied`` are what
+    :func:`release` returned.
     """
     wanted = {rp_uuid for request in requests
               for rp_uuid in request.allocations}
@@ -260,7 +277,7 @@ def claim(conn, requests):
         conn, {name for request in requests
                for resources in request.allocations.values()
                for name in resources})
-    providers = _providers(conn, wanted)
+    providers = _providers(conn, wanted | emptied)
     _swap_generations(conn, providers.values())
     rows = _new_rows(requests, providers, class_ids)
     _check_capacity(conn, rows, providers,
@@ -276,8 +293,7 @@ def write_once(conn, requests):
 
     May raise _Retry, which :func:`replace` retries.
     """
-    release(conn, requests)
-    claim(conn, requests)
+    claim(conn, requests, release(conn, requests))
 
 
 def run_retrying(db, retries, operation, *args):

@@ -3,8 +3,15 @@
 The cost must follow the number of candidates asked for, not the number
 of providers or of combinations (see ARCHITECTURE.md, "Known traps"):
 
+0. *Windows* (:func:`_windows`): with a limit, the roots are searched a
+   window of ids at a time (the first as large as the limit, each next
+   twice as large; from a random root with
+   ``randomize_allocation_candidates``), and the steps below run per
+   window until the limit is met, so that the rows read follow the limit
+   rather than the cloud. Without a limit one window holds every root.
 1. *Narrowing* (:class:`_Narrowing`): one set-based query per request
-   group and resource class finds the providers that can serve it alone
+   group and resource class finds the providers of the window (and the
+   sharing providers anywhere) that can serve it alone
    (capacity, min/max/step, the group's traits and aggregates, in_tree),
    with their roots; a resourceless group costs one query too. Sharing
    providers (MISC_SHARES_VIA_AGGREGATE) and the roots they are shared
@@ -14,15 +21,15 @@ of providers or of combinations (see ARCHITECTURE.md, "Known traps"):
    required traits, so that roots whose providers cannot meet them
    together are dropped before their trees are loaded; and
    ``root_required`` is one query on roots.
-2. *Assembly*, lazily: the roots are walked in order (shuffled with
-   ``randomize_allocation_candidates``), their trees loaded a batch at a
+2. *Assembly*, lazily: the roots of a window are walked in order
+   (shuffled when randomised), their trees loaded a batch at a
    time (:func:`_load_providers`, four queries per batch), and each tree
    yields its candidates through :func:`candidate_tree.candidates`.
    ``depth-first`` exhausts a tree before the next; ``breadth-first``
    takes one candidate from each tree in turn. Everything stops at the
    limit.
-3. *Summaries* of the trees (and sharing providers) of the candidates
-   returned, from the data already loaded.
+3. *Summaries* of the trees of the candidates returned and of the
+   trees of their sharing providers, from the data already loaded.
 """
 
 import collections
@@ -56,6 +63,8 @@ SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
 #: as many as the limit); each next batch is twice as big, up to the most.
 FIRST_BATCH = 16
 MOST_BATCH = 1024
+#: Roots in the first window searched for a request with a limit.
+FIRST_WINDOW = 64
 
 
 def get_candidates(conn, request, conf):
@@ -64,17 +73,91 @@ def get_candidates(conn, request, conf):
     Unknown resource classes or traits are BadRequest; an in_tree
     provider that does not exist matches nothing.
     """
-    narrowing = _Narrowing(conn, request)
-    roots = sorted(narrowing.roots())
-    if conf.placement.randomize_allocation_candidates:
-        random.shuffle(roots)
     limit = _limit(request, conf)
+    randomize = conf.placement.randomize_allocation_candidates
+    narrowing = _Narrowing(conn, request)
     trees = _Trees(conn, narrowing)
-    found = _strategy(conf)(trees.candidates_by_root(roots, limit))
+    found_roots = []
+    windows = (_ordered(narrowing.narrow(window), randomize, found_roots)
+               for window in _windows(conn, limit, randomize, found_roots))
+    found = _strategy(conf)(trees.candidates_by_root(windows, limit))
     chosen = list(itertools.islice(found, limit))
     return candidate_request.Candidates(
         candidates=[candidate for _, candidate in chosen],
         summaries=trees.summaries(chosen))
+
+
+def _ordered(roots, randomize, found_roots):
+    """``roots`` in id order, or shuffled; their number is appended to
+    ``found_roots``."""
+    roots = sorted(roots)
+    if randomize:
+        random.shuffle(roots)
+    found_roots.append(len(roots))
+    return roots
+
+
+def _windows(conn, limit, randomize, found_roots):
+    """The windows of root ids to search, in order, lazily.
+
+    A window ``(after, last)`` holds the roots with ``after < id <=
+    last`` (None: no bound). Without a limit one window holds every
+    root. With one the first holds ``max(limit, FIRST_WINDOW)`` roots,
+    and each next (:func:`_next_size`) as many as should hold the roots
+    still needed, from how many of the roots searched so far qualified
+    (``found_roots``, one count per window): a limit met early reads few
+    rows whatever the size of the cloud, and a rare match takes few
+    windows. Randomised, the windows start at a random root and wrap
+    around.
+    """
+    if limit is None:
+        yield None, None
+        return
+    passes = [(0, None)]    # ids start at 1
+    if randomize:
+        lowest, highest = conn.execute(
+            sa.select(sa.func.min(RP.c.id), sa.func.max(RP.c.id))
+            .where(RP.c.parent_provider_id.is_(None))).one()
+        if lowest is None:
+            return
+        start = random.randint(lowest, highest)
+        passes = [(start - 1, None), (lowest - 1, start - 1)]
+    size = searched = max(limit, FIRST_WINDOW)
+    for after, until in passes:
+        while until is None or after < until:
+            last = conn.scalar(
+                sa.select(RP.c.id)
+                .where(RP.c.parent_provider_id.is_(None), RP.c.id > after,
+                       *([] if until is None else [RP.c.id <= until]))
+                .order_by(RP.c.id).offset(size - 1).limit(1))
+            last = until if last is None else last
+            yield after, last
+            if last == until:
+                break
+            size = _next_size(size, limit, searched, sum(found_roots))
+            after, searched = last, searched + size
+
+
+def _next_size(size, limit, searched, found):
+    """Roots in the next window: twice the last, or more when the
+    ``found`` qualifying roots of the ``searched`` so far say that more
+    are needed for the ``limit`` (each root gives a candidate or more,
+    usually)."""
+    if found >= limit:
+        return size * 2
+    expected = (limit - found) * searched // max(found, 1)
+    return max(size * 2, expected + expected // 4)
+
+
+def _within(window, column):
+    """Conditions: ``column`` (a root id) is in ``window``."""
+    after, last = window
+    conditions = []
+    if after is not None:
+        conditions.append(column > after)
+    if last is not None:
+        conditions.append(column <= last)
+    return conditions
 
 
 def _limit(request, conf):
@@ -120,7 +203,8 @@ def breadth_first(per_root):
 
 
 class _Narrowing:
-    """The providers each slot of the request may use, found by SQL.
+    """The providers each slot of the request may use, found by SQL, one
+    window of roots at a time.
 
     A *slot* is one choice the assembly makes: the provider of one class
     of the unsuffixed group (its classes may come from different
@@ -134,20 +218,28 @@ class _Narrowing:
             conn, {name for group in request.groups
                    for name in group.resources})
         self.trait_ids = trait.ids_by_name(conn, _trait_names(request))
+        #: ``{sharing provider id: its root id}``.
         self.sharing = _sharing_providers(conn)
         #: The unsuffixed group's required traits, met by its providers
         #: together.
         self.collective = _collective_traits(request)
-        #: ``[_SlotProviders]``, unsuffixed group first.
-        self.slots = [self._providers(group, resources)
-                      for group in request.groups
-                      for resources in _slot_resources(group)]
-        self.anchors = _anchors(conn, self.sharing & set().union(
-            *(slot.roots for slot in self.slots)))
+        #: ``[_SlotProviders]`` of the current window, unsuffixed first.
+        self.slots = []
+        #: ``{sharing provider id: {root id}}`` of the current window.
+        self.anchors = {}
 
-    def roots(self):
-        """Ids of the roots whose tree can fill every slot, and whose
-        providers for the unsuffixed group can meet its traits."""
+    def narrow(self, window):
+        """Ids of the roots in ``window`` whose tree can fill every slot,
+        and whose providers for the unsuffixed group can meet its
+        traits; the slots and anchors are then those of the window."""
+        tree_within = _within(window, _ROOT_ID)
+        self.slots = [self._providers(group, resources, tree_within)
+                      for group in self.request.groups
+                      for resources in _slot_resources(group)]
+        self.anchors = _anchors(self.conn, {
+            provider_id: root for provider_id, root in self.sharing.items()
+            if any(provider_id in slot.roots for slot in self.slots)},
+            tree_within)
         roots = None
         for slot in self.slots:
             reachable = {root for _, root in self._reached(slot, slot.roots)}
@@ -156,8 +248,11 @@ class _Narrowing:
         if self.collective:
             roots &= self._meeting_collective_traits()
         if self.request.root_required or self.request.root_forbidden:
-            roots &= self._roots_with_root_traits()
-        return roots
+            roots &= self._roots_with_root_traits(window)
+        after, last = window
+        return {root for root in roots
+                if (after is None or root > after)
+                and (last is None or root <= last)}
 
     def _reached(self, slot, provider_ids):
         """``(provider id, root id)`` for the roots each provider serves:
@@ -179,13 +274,19 @@ class _Narrowing:
         return {root for root, indexes in met.items()
                 if len(indexes) == len(self.collective)}
 
-    def _providers(self, group, resources):
+    def _providers(self, group, resources, tree_within):
         """The :class:`_SlotProviders` of ``resources`` of ``group``: the
-        providers that can serve them on their own."""
+        providers of the window (``tree_within``) and the sharing ones
+        that can serve them on their own."""
         collective = self.collective if not group.suffix else ()
         query = sa.select(RP.c.id, _ROOT_ID, *(
             self._has_any(names) for names in collective)).where(
                 *self._group_conditions(group, bool(resources)))
+        if tree_within:
+            in_window = sa.and_(*tree_within)
+            if self.sharing and resources:
+                in_window |= RP.c.id.in_(sorted(self.sharing))
+            query = query.where(in_window)
         for name, amount in resources.items():
             query = query.where(RP.c.id.in_(provider_filter.with_capacity(
                 self.class_ids[name], amount)))
@@ -222,14 +323,15 @@ class _Narrowing:
         return provider_filter.has_any_trait(
             RP.c.id, [self.trait_ids[name] for name in names])
 
-    def _roots_with_root_traits(self):
+    def _roots_with_root_traits(self, window):
         request = self.request
         conditions = [self._has_any(names)
                       for names in request.root_required]
         if request.root_forbidden:
             conditions.append(~self._has_any(request.root_forbidden))
         query = sa.select(RP.c.id).where(
-            RP.c.parent_provider_id.is_(None), *conditions)
+            RP.c.parent_provider_id.is_(None), *conditions,
+            *_within(window, RP.c.id))
         return set(self.conn.scalars(query))
 
 
@@ -282,20 +384,21 @@ def _root_of(provider_uuid):
 
 
 def _sharing_providers(conn):
-    """Ids of the providers with the sharing trait."""
-    return set(conn.scalars(
-        sa.select(_RP_TRAIT.c.resource_provider_id)
+    """``{id: root id}`` of the providers with the sharing trait."""
+    return dict(conn.execute(
+        sa.select(RP.c.id, _ROOT_ID)
+        .join(_RP_TRAIT, _RP_TRAIT.c.resource_provider_id == RP.c.id)
         .join(_TRAIT, _TRAIT.c.id == _RP_TRAIT.c.trait_id)
-        .where(_TRAIT.c.name == SHARING_TRAIT)))
+        .where(_TRAIT.c.name == SHARING_TRAIT)).all())
 
 
-def _anchors(conn, sharing_ids):
-    """``{sharing provider id: {root id}}``: its own root, and the roots
-    of the providers in one of its aggregates."""
-    anchors = {provider_id: set() for provider_id in sharing_ids}
-    if not sharing_ids:
+def _anchors(conn, sharing, tree_within):
+    """``{sharing provider id: {root id}}`` for the ``{id: root id}`` of
+    ``sharing``: its own root, and the roots (within the window) of the
+    providers in one of its aggregates."""
+    anchors = {provider_id: {root} for provider_id, root in sharing.items()}
+    if not sharing:
         return anchors
-    own = sa.select(RP.c.id, _ROOT_ID).where(RP.c.id.in_(sharing_ids))
     shared = _RP_AGG.alias('shared')
     other = _RP_AGG.alias('other')
     via_aggregate = (
@@ -303,11 +406,11 @@ def _anchors(conn, sharing_ids):
         .select_from(shared)
         .join(other, other.c.aggregate_id == shared.c.aggregate_id)
         .join(RP, RP.c.id == other.c.resource_provider_id)
-        .where(shared.c.resource_provider_id.in_(sharing_ids))
+        .where(shared.c.resource_provider_id.in_(sorted(sharing)),
+               *tree_within)
         .distinct())
-    for query in (own, via_aggregate):
-        for provider_id, root_id in conn.execute(query):
-            anchors[provider_id].add(root_id)
+    for provider_id, root_id in conn.execute(via_aggregate):
+        anchors[provider_id].add(root_id)
     return anchors
 
 
@@ -319,47 +422,57 @@ class _Trees:
         self.narrowing = narrowing
         self.rules = _rules(narrowing.request)
         self.by_root = collections.defaultdict(list)
-        sharing = narrowing.sharing.intersection(narrowing.anchors)
         self.providers = {}
         self.by_uuid = {}
-        self._remember(_load_providers(conn, RP.c.id.in_(sharing), sharing))
-        self.shared_with = collections.defaultdict(list)
-        for provider_id, roots in sorted(narrowing.anchors.items()):
-            for root in roots:
-                self.shared_with[root].append(provider_id)
 
-    def candidates_by_root(self, roots, limit):
-        """``(root, generator of its candidates)`` for each root.
+    def candidates_by_root(self, windows, limit):
+        """``(root, generator of its candidates)`` for each root of
+        ``windows`` (lists of root ids, each narrowed when it is reached,
+        which sets the narrowing's slots and anchors).
 
         Candidates equal to one of another root (made of sharing
         providers only) are skipped too.
         """
         seen = set()
-        first = FIRST_BATCH if limit is None else min(limit, MOST_BATCH)
-        for batch in _batches(roots, first):
-            self._load(batch)
-            for root in batch:
-                yield root, candidate_tree.candidates(
-                    root, self._slots(root), self.rules, self.providers,
-                    seen)
+        size = FIRST_BATCH if limit is None else min(limit, MOST_BATCH)
+        for roots in windows:
+            # The trees of the window's sharing providers, whole: their
+            # summaries show them.
+            self._load(self.narrowing.sharing[provider_id]
+                       for provider_id in self.narrowing.anchors)
+            shared_with = self._shared_with()
+            for batch in _batches(roots, size):
+                self._load(batch)
+                for root in batch:
+                    yield root, candidate_tree.candidates(
+                        root, self._slots(root, shared_with[root]),
+                        self.rules, self.providers, seen)
+                size = min(len(batch) * 2, MOST_BATCH)
+
+    def _shared_with(self):
+        """``{root: [sharing provider id]}`` of the current window."""
+        shared_with = collections.defaultdict(list)
+        for provider_id, roots in sorted(self.narrowing.anchors.items()):
+            for root in roots:
+                shared_with[root].append(provider_id)
+        return shared_with
 
     def _load(self, roots):
-        loaded = _load_providers(self.conn,
-                                 RP.c.root_provider_id.in_(roots),
-                                 self.narrowing.sharing)
-        self._remember(loaded)
+        roots = {root for root in roots if root not in self.by_root}
+        if roots:
+            self._remember(_load_providers(self.conn,
+                                           _ROOT_ID.in_(sorted(roots))))
+
+    def _remember(self, loaded):
+        self.providers.update(loaded)
+        self.by_uuid.update((p.uuid, p) for p in loaded.values())
         for provider in sorted(loaded.values(), key=lambda p: p.id):
             self.by_root[provider.root_id].append(provider)
 
-    def _remember(self, providers):
-        self.providers.update(providers)
-        self.by_uuid.update((p.uuid, p) for p in providers.values())
-
-    def _slots(self, root):
+    def _slots(self, root, shared):
         """The slots of the request for the tree of ``root``: unsuffixed
-        first, each with its options in that tree or shared with it."""
+        first, each with its options in that tree or ``shared`` with it."""
         tree = [provider.id for provider in self.by_root[root]]
-        shared = self.shared_with[root]
         slots = []
         for slot in self.narrowing.slots:
             reachable = tree + shared if slot.group.resources else tree
@@ -371,14 +484,15 @@ class _Trees:
 
     def summaries(self, chosen):
         """Summaries of every provider of the trees of ``chosen`` and of
-        the sharing providers they use."""
+        the trees of the sharing providers they use."""
         involved = {}
         for root, candidate in chosen:
-            for provider in self.by_root[root]:
-                involved[provider.uuid] = provider
-            for uuids in candidate.mappings.values():
-                for uuid in uuids:
-                    involved.setdefault(uuid, self.by_uuid[uuid])
+            roots = [root] + [self.by_uuid[uuid].root_id
+                              for uuids in candidate.mappings.values()
+                              for uuid in uuids]
+            for tree_root in dict.fromkeys(roots):
+                for provider in self.by_root[tree_root]:
+                    involved[provider.uuid] = provider
         return {uuid: _summary(provider)
                 for uuid, provider in involved.items()}
 
@@ -408,12 +522,12 @@ def _summary(provider):
         uuid=provider.uuid,
         parent_provider_uuid=provider.parent_uuid,
         root_provider_uuid=provider.root_uuid,
-        resources={name: (capacity, used) for name, (capacity, used, _)
-                   in provider.inventories.items()},
-        traits=tuple(sorted(provider.traits)))
+        resources={name: inventory[:2]
+                   for name, inventory in provider.inventories.items()},
+        traits=provider.traits)
 
 
-def _load_providers(conn, condition, sharing):
+def _load_providers(conn, condition):
     """``{id: candidate_tree.Provider}`` for the providers matching
     ``condition`` (on ``RP``), in four queries."""
     parent = RP.alias('parent')
@@ -434,13 +548,12 @@ def _load_providers(conn, condition, sharing):
             id=row[0], uuid=row[1], parent_id=row[2], root_id=row[3],
             parent_uuid=row[4], root_uuid=row[5],
             inventories=inventories.get(row[0], {}),
-            traits=frozenset(traits.get(row[0], ())),
-            sharing=row[0] in sharing)
+            traits=tuple(traits.get(row[0], ())))
         for row in rows}
 
 
 def _inventories(conn, condition):
-    """``{provider id: {class: (capacity, used, free)}}``.
+    """``{provider id: {class: (capacity, used, free, max_unit)}}``.
 
     Inventories and usages are read apart and joined here: each query is
     a plain indexed one, where a join on a grouped subquery is not.
@@ -458,26 +571,28 @@ def _inventories(conn, condition):
     rows = conn.execute(
         sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
                   _RC.c.name, _INV.c.total, _INV.c.reserved,
-                  _INV.c.allocation_ratio)
+                  _INV.c.allocation_ratio, _INV.c.max_unit)
         .join(RP, RP.c.id == _INV.c.resource_provider_id)
         .join(_RC, _RC.c.id == _INV.c.resource_class_id)
         .where(condition))
     inventories = collections.defaultdict(dict)
-    for provider_id, class_id, name, total, reserved, ratio in rows:
+    for provider_id, class_id, name, total, reserved, ratio, max_unit in rows:
         limit = (total - reserved) * ratio
         used_now = used[provider_id, class_id]
         inventories[provider_id][name] = (int(limit), used_now,
-                                          limit - used_now)
+                                          limit - used_now, max_unit)
     return inventories
 
 
 def _traits(conn, condition):
-    """``{provider id: [trait name]}``."""
+    """``{provider id: [trait name]}``, in the order the traits were
+    created (as upstream lists them)."""
     rows = conn.execute(
         sa.select(_RP_TRAIT.c.resource_provider_id, _TRAIT.c.name)
         .join(RP, RP.c.id == _RP_TRAIT.c.resource_provider_id)
         .join(_TRAIT, _TRAIT.c.id == _RP_TRAIT.c.trait_id)
-        .where(condition))
+        .where(condition)
+        .order_by(_TRAIT.c.id))
     traits = collections.defaultdict(list)
     for provider_id, name in rows:
         traits[provider_id].append(name)

@@ -7,6 +7,12 @@ provider; a PUT replaces the whole set, touching only what changes.
 import sqlalchemy as sa
 
 
+def linked_ids(conn, column, provider_id):
+    """The set of ids ``column`` links provider ``provider_id`` to."""
+    return set(conn.scalars(sa.select(column).where(
+        column.table.c.resource_provider_id == provider_id)))
+
+
 def replace(conn, column, provider_id, wanted):
     """Link provider ``provider_id`` to exactly the ids ``wanted``.
 
@@ -15,7 +21,7 @@ def replace(conn, column, provider_id, wanted):
     """
     table = column.table
     mine = table.c.resource_provider_id == provider_id
-    current = set(conn.scalars(sa.select(column).where(mine)))
+    current = linked_ids(conn, column, provider_id)
     wanted = set(wanted)
     if current - wanted:
         conn.execute(sa.delete(table).where(

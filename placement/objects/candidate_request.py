@@ -9,6 +9,7 @@ switches; the handler renders that for the request's microversion.
 """
 
 import dataclasses
+import typing
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,9 +63,8 @@ class CandidateRequest:
     mappings: bool = True
 
 
-@dataclasses.dataclass(frozen=True)
-class Candidate:
-    """One allocation request."""
+class Candidate(typing.NamedTuple):
+    """One allocation request (a tuple: thousands are built at once)."""
 
     #: ``{provider uuid: {resource class name: amount}}``.
     allocations: dict
@@ -73,8 +73,7 @@ class Candidate:
     mappings: dict
 
 
-@dataclasses.dataclass(frozen=True)
-class ProviderSummary:
+class ProviderSummary(typing.NamedTuple):
     """A provider of a tree that the candidates involve."""
 
     uuid: str
@@ -83,7 +82,7 @@ class ProviderSummary:
     #: ``{resource class name: (capacity, used)}`` for every inventory of
     #: the provider; capacity is ``int((total - reserved) * ratio)``.
     resources: dict
-    #: Sorted trait names of the provider.
+    #: Trait names of the provider, in the order the traits were created.
     traits: tuple
 
 

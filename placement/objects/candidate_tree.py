@@ -9,21 +9,23 @@ partial choice breaks a rule), so asking for ten candidates of a wide
 tree costs about ten candidates of work, not every combination.
 
 The rules checked here are those that involve several providers at
-once: capacity summed over groups that take the same class from the
-same provider, ``group_policy=isolate``, the unsuffixed group's required
-traits (satisfied by the providers of that group together),
-``same_subtree``, one provider per tree before 1.29 (``nested=False``),
+once: capacity and max_unit summed over groups that take the same class
+from the same provider, ``group_policy=isolate``, the unsuffixed
+group's required traits (satisfied by the providers of that group
+together),
+``same_subtree``, one allocated provider per tree (sharing ones too)
+before 1.29 (``nested=False``),
 and that a candidate uses the tree it is built for.
 """
 
 import collections
 import dataclasses
+import typing
 
 from placement.objects import candidate_request
 
 
-@dataclasses.dataclass(frozen=True)
-class Provider:
+class Provider(typing.NamedTuple):
     """What assembly and summaries need to know of one provider."""
 
     id: int
@@ -32,12 +34,11 @@ class Provider:
     root_id: int
     parent_uuid: str | None
     root_uuid: str
-    #: ``{class name: (capacity, used, free)}``; ``free`` is the exact
-    #: ``(total - reserved) * allocation_ratio - used``.
+    #: ``{class name: (capacity, used, free, max_unit)}``; ``free`` is
+    #: the exact ``(total - reserved) * allocation_ratio - used``.
     inventories: dict
-    traits: frozenset
-    #: Has MISC_SHARES_VIA_AGGREGATE.
-    sharing: bool = False
+    #: Trait names, in the order the traits were created.
+    traits: tuple
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,19 +81,26 @@ class _Choice:
         self.chosen = []                        # provider id per slot
         self.amounts = collections.Counter()    # (provider id, class)
         self.suffixed = collections.Counter()   # by suffixed slots
-        self.allocating = collections.Counter()  # non-sharing, allocating
+        self.allocating = collections.Counter()  # allocated from
 
     def fits(self, slot, provider_id, rules):
         provider = self.providers[provider_id]
         if rules.isolate and slot.suffix and self.suffixed[provider_id]:
             return False
-        if (not rules.nested and self._allocates(slot, provider)
-                and any(other != provider_id for other in self.allocating)):
+        if (not rules.nested and slot.resources
+                and self._shares_tree(provider)):
             return False
         return all(
             self.amounts[provider_id, name] + amount
-            <= provider.inventories[name][2]
+            <= min(provider.inventories[name][2:4])
             for name, amount in slot.resources.items())
+
+    def _shares_tree(self, provider):
+        """Another provider of the tree of ``provider`` is allocated
+        from (before 1.29 a candidate takes from one per tree)."""
+        return any(other != provider.id
+                   and self.providers[other].root_id == provider.root_id
+                   for other in self.allocating)
 
     def push(self, slot, provider_id):
         self._count(slot, provider_id, 1)
@@ -101,16 +109,12 @@ class _Choice:
     def pop(self, slot):
         self._count(slot, self.chosen.pop(), -1)
 
-    @staticmethod
-    def _allocates(slot, provider):
-        return bool(slot.resources) and not provider.sharing
-
     def _count(self, slot, provider_id, sign):
         for name, amount in slot.resources.items():
             self.amounts[provider_id, name] += sign * amount
         if slot.suffix:
             _add(self.suffixed, provider_id, sign)
-        if self._allocates(slot, self.providers[provider_id]):
+        if slot.resources:
             _add(self.allocating, provider_id, sign)
 
 

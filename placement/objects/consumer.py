@@ -116,9 +116,11 @@ def check_generation(uuid, consumer, expected):
     actual = None if consumer is None else consumer.generation
     if actual != expected:
         shown = 'null' if actual is None else actual
+        # Upstream's phrase, which clients match.
         raise exception.ConcurrentUpdate(
-            f'consumer generation conflict for consumer {uuid} - expected '
-            f'{shown} but got {"null" if expected is None else expected}')
+            f'consumer generation conflict - expected {shown} but got '
+            f'{"null" if expected is None else expected} (consumer '
+            f'{uuid})')
 
 
 def _conflict(uuid):

@@ -6,17 +6,17 @@ server backends, holds the provider row locked for the rest of the
 transaction, so that the allocation checks below cannot race with
 allocation writers (which swap the same generation).
 
-Removing inventory that has allocations, or shrinking an inventory's
-capacity below what is allocated from it, is refused (InventoryInUse, the
-"remove or shrink inventory that has capacity in use" of the error-code
-table). Upstream only logs a warning on a shrink; see README.rst.
-A change that does not lower the capacity (say max_unit) is allowed even
-on a provider that is already over capacity, so that such a provider can
-still be repaired by raising its capacity.
+Removing the inventory of a class that has allocations is refused
+(InventoryInUse). Lowering an inventory's capacity below what is
+allocated from it is allowed and logged as a warning, as upstream does:
+nova's resource tracker changes reserved amounts and allocation ratios
+of busy hosts, and the provider stays over capacity until allocations
+are released.
 """
 
 import dataclasses
 import datetime
+import logging
 
 import sqlalchemy as sa
 
@@ -30,6 +30,8 @@ ALLOC = models.Allocation.__table__
 RC = models.ResourceClass.__table__
 
 MAX_UNIT_DEFAULT = 2147483647
+
+LOG = logging.getLogger(__name__)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -122,7 +124,7 @@ def _delete(conn, provider, classes):
         return
     in_use = _usage(conn, provider.id, list(classes))
     if in_use:
-        names = ', '.join(sorted(classes[id_] for id_ in in_use))
+        names = ', '.join(classes[id_] for id_ in sorted(in_use))
         raise exception.InventoryInUse(
             f"Inventory for '{names}' on resource provider "
             f"'{provider.uuid}' in use.")
@@ -138,22 +140,17 @@ def _insert(conn, provider_id, class_id, inventory):
 
 
 def _update(conn, provider, class_id, class_name, inventory):
-    """Overwrite a stored inventory; InventoryInUse if it shrinks below usage.
+    """Overwrite a stored inventory; a warning if it falls below usage.
 
-    The stored record is read in the same transaction that the generation
-    swap has locked the provider in, so no allocation can slip in between
-    the check and the write.
+    The usage is read in the same transaction that the generation swap
+    has locked the provider in.
     """
-    stored = _inventory(conn.execute(
-        sa.select(INV).where(INV.c.resource_provider_id == provider.id,
-                             INV.c.resource_class_id == class_id)).one())
-    if inventory.capacity < stored.capacity:
-        used = _usage(conn, provider.id, [class_id]).get(class_id, 0)
-        if used > inventory.capacity:
-            raise exception.InventoryInUse(
-                f"Inventory for '{class_name}' on resource provider "
-                f"'{provider.uuid}' in use: {used} allocated, more than "
-                f"the new capacity {inventory.capacity:.15g}.")
+    used = _usage(conn, provider.id, [class_id]).get(class_id, 0)
+    if used > inventory.capacity:
+        LOG.warning(
+            "Resource provider %s is now over capacity for %s: %s "
+            "allocated, capacity %.15g.", provider.uuid, class_name, used,
+            inventory.capacity)
     conn.execute(
         sa.update(INV)
         .where(INV.c.resource_provider_id == provider.id,
@@ -166,7 +163,7 @@ def replace_all(conn, provider, inventories, generation):
 
     The new provider generation; ConcurrentUpdate when ``generation`` is
     stale, BadRequest for an unknown class, InventoryInUse when a class
-    left out still has allocations or a capacity shrinks below usage.
+    left out still has allocations.
     """
     new_generation = resource_provider.increment_generation(
         conn, provider.id, generation)
@@ -203,12 +200,14 @@ def add(conn, provider, class_name, inventory, generation=None):
 
 
 def update(conn, provider, class_name, inventory, generation):
-    """Replace the existing inventory of one class; BadRequest if none."""
+    """Replace the existing inventory of one class; BadRequest if none
+    (or if there is no such class)."""
     new_generation = resource_provider.increment_generation(
         conn, provider.id, generation)
     stored = {name: id_ for id_, name in
               _stored_class_ids(conn, provider.id).items()}
     if class_name not in stored:
+        resource_class.ids_by_name(conn, [class_name])
         raise exception.BadRequest(
             f'No inventory of class {class_name} found for resource '
             f'provider {provider.uuid}.')

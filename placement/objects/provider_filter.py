@@ -154,7 +154,7 @@ def _tree_condition(in_tree):
 
 
 def list_providers(conn, filters):
-    """Provider rows (as :func:`resource_provider.get_by_uuid`), by id.
+    """Provider rows (:func:`resource_provider.select_listed`), by id.
 
     Unknown resource classes and traits are BadRequest.
     """
@@ -171,7 +171,7 @@ def list_providers(conn, filters):
         conditions.append(RP.c.uuid == filters.uuid)
     if filters.in_tree is not None:
         conditions.append(_tree_condition(filters.in_tree))
-    rows = conn.execute(resource_provider.select_providers(*conditions))
+    rows = conn.execute(resource_provider.select_listed(*conditions))
     # MySQL compares names ignoring case and trailing spaces; we do not.
     return [row for row in rows
             if filters.name is None or row.name == filters.name]

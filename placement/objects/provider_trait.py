@@ -24,9 +24,14 @@ def replace_for_provider(conn, provider_id, generation, names):
 
     Unknown traits are BadRequest (checked first); ``generation`` is the
     provider generation the caller saw, the new one is returned
-    (ConcurrentUpdate when it is stale).
+    (ConcurrentUpdate when it is stale). The set the provider already
+    has changes nothing, not even the generation, as upstream.
     """
-    wanted = trait.ids_by_name(conn, names).values()
+    wanted = set(trait.ids_by_name(conn, names).values())
+    if wanted == association.linked_ids(
+            conn, _RP_TRAIT.c.trait_id, provider_id):
+        resource_provider.check_generation(conn, provider_id, generation)
+        return generation
     new_generation = resource_provider.increment_generation(
         conn, provider_id, generation)
     association.replace(conn, _RP_TRAIT.c.trait_id, provider_id, wanted)

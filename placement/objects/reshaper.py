@@ -1,18 +1,21 @@
 """The reshaper: inventories and allocations replaced in one transaction.
 
 So that inventory can move from a provider to another (typically from a
-parent to a new child) while it is allocated, the order is:
+parent to a new child) while it is allocated, the order is upstream's:
 
-1. the consumers' generations are checked and their old allocations
-   deleted (:func:`placement.objects.allocation.release`), which frees
-   the inventory they used;
-2. the inventories are replaced, each checking the provider generation
-   the client gave (in provider id order);
-3. the new allocations are claimed against the new inventories
-   (:func:`placement.objects.allocation.claim`).
+1. each provider whose new inventory is not empty gets an interim
+   inventory, its old and new classes together (new values where both
+   have one), checking the provider generation the client gave;
+2. the consumers' allocations are replaced
+   (:func:`placement.objects.allocation.write_once`);
+3. each provider gets its new inventory, which fails with InventoryInUse
+   when it drops a class the allocations still use.
 
-Any failure rolls everything back. A provider generation that moves under
-step 3 runs the whole transaction again, like any allocation write.
+Each step bumps the generation of the providers it changes, as
+upstream's does; clients expect exactly these increments. Providers are
+taken in id order. Any failure rolls everything back. A provider
+generation that moves under step 2 runs the whole transaction again,
+like any allocation write.
 """
 
 import sqlalchemy as sa
@@ -21,6 +24,7 @@ from placement import exception
 from placement.db import models
 from placement.objects import allocation
 from placement.objects import inventory
+from placement.objects import resource_provider
 
 RP = models.ResourceProvider.__table__
 
@@ -32,16 +36,26 @@ def _providers(conn, uuids):
     missing = sorted(set(uuids) - {row.uuid for row in rows})
     if missing:
         raise exception.ResourceProviderNotFound(
-            f'Resource provider {missing[0]} in inventories not found.')
+            f'Resource provider {missing[0]} in inventories not found: No '
+            f'resource provider with uuid {missing[0]} found.')
     return rows
 
 
 def _reshape(conn, inventories, requests):
-    allocation.release(conn, requests)
-    for provider in _providers(conn, inventories):
+    providers = _providers(conn, inventories)
+    for provider in providers:
         new_inventories, generation = inventories[provider.uuid]
-        inventory.replace_all(conn, provider, new_inventories, generation)
-    allocation.claim(conn, requests)
+        resource_provider.check_generation(conn, provider.id, generation)
+        if new_inventories:
+            interim = {**inventory.get_all(conn, provider.id),
+                       **new_inventories}
+            inventory.replace_all(conn, provider, interim, generation)
+    allocation.write_once(conn, requests)
+    for provider in providers:
+        new_inventories, _generation = inventories[provider.uuid]
+        current = resource_provider.get_by_uuid(conn, provider.uuid)
+        inventory.replace_all(conn, current, new_inventories,
+                              current.generation)
 
 
 def reshape(db, inventories, requests, retries):

@@ -22,8 +22,10 @@ def ids_by_name(conn, names):
     """``{name: id}`` for ``names``; BadRequest naming any unknown class."""
     found, unknown = name_table.ids_by_name(conn, RC, names)
     if unknown:
+        # "No such resource class <name>" is upstream's phrase, which
+        # clients match.
         raise exception.BadRequest(
-            f'Unknown resource class in request: {", ".join(unknown)}')
+            f'No such resource class {", ".join(unknown)}.')
     return found
 
 

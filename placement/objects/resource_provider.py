@@ -1,8 +1,11 @@
 """Resource providers: lookup, create, update, delete, generation CAS.
 
-Every write that changes a provider (inventory, traits, aggregates,
-parent) calls :func:`increment_generation` in the same transaction as the
-change, so a stale generation changes nothing.
+Every write that changes what a provider has (inventory, allocations,
+traits, aggregates from 1.19) calls :func:`increment_generation` in the
+same transaction as the change, so a stale generation changes nothing.
+As upstream, renaming a provider or changing its parent does not change
+its generation: clients that cache generations (neutron, cyborg) would
+get spurious conflicts.
 
 Changes to the shape of a tree (a provider created under a parent,
 re-parented or deleted) lock the root rows of the trees they touch, in id
@@ -23,6 +26,7 @@ deadlock with the writers of those trees.
 import uuid as uuidlib
 
 import sqlalchemy as sa
+from oslo_utils import uuidutils
 
 from placement import exception
 from placement.db import models
@@ -44,11 +48,14 @@ _MYSQL_RETRYABLE = frozenset({1213, 1205})
 
 
 def canonical_uuid(value):
-    """``value`` as a lowercase dashed uuid string; None if it is none."""
-    try:
-        return str(uuidlib.UUID(value))
-    except (TypeError, ValueError):
+    """``value`` as a lowercase dashed uuid string; None if it is none.
+
+    What OpenStack takes for a uuid (oslo.utils' "uuid-like": no dashes,
+    upper case, braces, ``urn:uuid:``) is one.
+    """
+    if not uuidutils.is_uuid_like(value):
         return None
+    return str(uuidlib.UUID(value))
 
 
 def _select_providers():
@@ -86,9 +93,26 @@ def get_by_uuid(conn, uuid):
     return row
 
 
-def select_providers(*conditions):
-    """The statement :func:`get_by_uuid` rows come from, in id order."""
-    return _select_providers().where(*conditions).order_by(RP.c.id)
+def select_listed(*conditions):
+    """Only what a listing shows of the providers, in id order: uuid,
+    name, generation, ``parent_provider_uuid``, ``root_provider_uuid``
+    and, as ``updated_at``, the last change (``created_at`` is None).
+
+    Every column costs the driver work per row: thousands of rows are
+    listed at once.
+    """
+    return sa.select(
+        RP.c.uuid, RP.c.name, RP.c.generation,
+        _PARENT.c.uuid.label('parent_provider_uuid'),
+        sa.func.coalesce(_ROOT.c.uuid, RP.c.uuid).label(
+            'root_provider_uuid'),
+        sa.func.coalesce(RP.c.updated_at, RP.c.created_at,
+                         type_=RP.c.updated_at.type).label('updated_at'),
+        sa.null().label('created_at'),
+    ).select_from(
+        RP.outerjoin(_PARENT, _PARENT.c.id == RP.c.parent_provider_id)
+        .outerjoin(_ROOT, _ROOT.c.id == RP.c.root_provider_id)
+    ).where(*conditions).order_by(RP.c.id)
 
 
 def increment_generation(conn, provider_id, expected_generation):
@@ -106,10 +130,29 @@ def increment_generation(conn, provider_id, expected_generation):
                RP.c.generation == expected_generation)
         .values(generation=RP.c.generation + 1))
     if result.rowcount != 1:
-        raise exception.ConcurrentUpdate(
-            'resource provider generation conflict: another process '
-            'changed the resource provider; re-read it and retry.')
+        raise _generation_conflict()
     return expected_generation + 1
+
+
+def check_generation(conn, provider_id, expected_generation):
+    """ConcurrentUpdate unless the provider is at ``expected_generation``.
+
+    For a write that turns out to change nothing, and so keeps the
+    generation.
+    """
+    current = conn.scalar(
+        sa.select(RP.c.generation).where(RP.c.id == provider_id))
+    if current != expected_generation:
+        raise _generation_conflict()
+
+
+def _generation_conflict():
+    # "Please update the generation and try again." is upstream's
+    # phrase, which clients match.
+    return exception.ConcurrentUpdate(
+        'resource provider generation conflict: another process changed '
+        'the resource provider. Please update the generation and try '
+        'again.')
 
 
 def _root_id(row):
@@ -316,8 +359,6 @@ def _move(conn, uuid, parent_uuid, allow_reparenting):
             'creating loop in the provider tree is not allowed.')
     else:
         new_root = _root_id(parent)
-    # The row is locked: its generation as read is current.
-    increment_generation(conn, provider.id, provider.generation)
     conn.execute(sa.update(RP).where(RP.c.id == provider.id)
                  .values(parent_provider_id=new_parent_id))
     if new_root != _root_id(provider):

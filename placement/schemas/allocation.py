@@ -7,7 +7,7 @@
 - project_id and user_id are required from 1.8;
 - consumer_generation is required from 1.28 (null: a new consumer), and
   from then PUT may send empty allocations to remove them;
-- mappings are accepted (and ignored) from 1.34;
+- mappings are accepted (and ignored) from 1.34, not empty when given;
 - consumer_type is required from 1.38.
 """
 
@@ -25,6 +25,8 @@ CONSUMER_GENERATION = {'type': ['integer', 'null'], 'minimum': 0,
                        'maximum': MAX_INT}
 MAPPINGS = {
     'type': 'object',
+    # Present, it maps at least one request group (upstream's rule).
+    'minProperties': 1,
     'patternProperties': {
         '^(|[a-zA-Z0-9_-]{1,64})$': {
             'type': 'array', 'items': _UUID, 'minItems': 1,

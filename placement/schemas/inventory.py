@@ -6,6 +6,8 @@ between fields that depend on the microversion (reserved against total)
 are checked by the handler, not here.
 """
 
+from placement.schemas import resource_provider
+
 MAX_INT = 2147483647
 MAX_FLOAT = 3.40282e38
 RESOURCE_CLASS_PATTERN = '^[A-Z0-9_]+$'
@@ -24,7 +26,7 @@ def _closed_object(properties, required):
     }
 
 
-GENERATION = _integer(0)
+GENERATION = resource_provider.GENERATION
 
 INVENTORY_FIELDS = {
     'total': _integer(1),

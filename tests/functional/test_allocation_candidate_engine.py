@@ -561,3 +561,66 @@ def test_wide_symmetric_tree_with_a_limit(world):
     groups = [Group(str(index), {'SRIOV_NET_VF': 1}) for index in range(3)]
     found = world.search(*groups, group_policy='isolate', limit=10)
     assert len({world.named(c) for c in found.candidates}) == 10
+
+
+@pytest.fixture
+def many_roots(world, monkeypatch):
+    """Twelve trees searched one root window at a time: a sharing disk
+    (SS, in aggA with every third host), hosts with VCPU, a NUMA child
+    with more VCPU on even hosts, AVX2 on the roots of hosts 0-5."""
+    monkeypatch.setattr(allocation_candidate, 'FIRST_WINDOW', 1)
+    world.provider('SS', inventory={'DISK_GB': 100}, traits=[SHARES],
+                   aggregates=['aggA'])
+    for index in range(12):
+        world.provider(f'H{index:02}', inventory={'VCPU': 2, 'DISK_GB': 10},
+                       traits=['HW_CPU_X86_AVX2'] if index < 6 else (),
+                       aggregates=['aggA'] if index % 3 == 0 else ())
+        if index % 2 == 0:
+            world.provider(f'H{index:02}_NUMA', f'H{index:02}',
+                           {'VCPU': 4})
+    return world
+
+
+WINDOW_REQUESTS = [
+    dict(groups=(Group(resources={'VCPU': 1, 'DISK_GB': 5}),)),
+    dict(groups=(Group(resources={'VCPU': 1, 'DISK_GB': 50}),)),
+    dict(groups=(Group(resources={'VCPU': 1}),),
+         root_forbidden=frozenset({'HW_CPU_X86_AVX2'})),
+    dict(groups=(Group(resources={'DISK_GB': 5}),
+                 Group('1', {'VCPU': 3})), group_policy='none'),
+]
+
+
+@pytest.mark.parametrize('params', WINDOW_REQUESTS)
+@pytest.mark.parametrize('strategy', ['depth-first', 'breadth-first'])
+def test_a_limit_searched_by_windows_finds_the_first_candidates(
+        many_roots, params, strategy):
+    """Window after window, the candidates are the first of the whole
+    answer, in the same order, with the same summaries."""
+    def search(limit):
+        with many_roots.db.reader() as conn:
+            return allocation_candidate.get_candidates(
+                conn, Request(limit=limit, **params),
+                conf(strategy=strategy))
+    everything = search(None)
+    assert len(everything.candidates) > 3
+    for limit in (1, 3, len(everything.candidates),
+                  len(everything.candidates) + 5):
+        found = search(limit)
+        assert found.candidates == everything.candidates[:limit]
+        shown = {uuid for candidate in found.candidates
+                 for uuid in candidate.allocations}
+        assert shown <= set(found.summaries) <= set(everything.summaries)
+
+
+@pytest.mark.parametrize('params', WINDOW_REQUESTS)
+def test_randomized_windows_find_distinct_candidates(many_roots, params):
+    with many_roots.db.reader() as conn:
+        everything = allocation_candidate.get_candidates(
+            conn, Request(**params), conf())
+        limit = len(everything.candidates) - 1
+        found = allocation_candidate.get_candidates(
+            conn, Request(limit=limit, **params), conf(randomize=True))
+    keys = [many_roots.named(c) for c in found.candidates]
+    assert len(set(keys)) == len(keys) == limit
+    assert set(keys) <= {many_roots.named(c) for c in everything.candidates}

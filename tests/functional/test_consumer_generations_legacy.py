@@ -23,7 +23,7 @@ pytestmark = pytest.mark.db
 RP = models.ResourceProvider.__table__
 CONSUMER = models.Consumer.__table__
 INCOMPLETE = ('00000000-0000-0000-0000-000000000000',
-              '000000000-0000-0000-0000-000000000000')
+              '00000000-0000-0000-0000-000000000000')
 OWNER = ('6f1e2d3c-4b5a-4968-8776-655443322110',
          '7a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d')
 

@@ -118,14 +118,12 @@ class Trees:
         with self.lock:
             self.free[kind].append(rp_uuid)
 
-    def bumped(self, rp_uuid):
+    def replaced(self, rp_uuid, kind, sent, generation, content):
+        """A PUT of ``kind`` at ``sent`` made ``generation``; the latest
+        one stays. The set of traits a provider has already keeps its
+        generation."""
         with self.lock:
-            self.writes[rp_uuid] += 1
-
-    def replaced(self, rp_uuid, kind, generation, content):
-        """A PUT of ``kind`` made ``generation``; the latest one stays."""
-        with self.lock:
-            self.writes[rp_uuid] += 1
+            self.writes[rp_uuid] += generation - sent
             key = (rp_uuid, kind)
             if generation > self.contents.get(key, (-1, None))[0]:
                 self.contents[key] = (generation, content)
@@ -176,10 +174,10 @@ def _move(client, trees, kind, new_parents, rng):
     parent = rng.choice(new_parents)
     status, _ = client('PUT', f'/resource_providers/{rp_uuid}', {
         'name': f'{kind}-{rp_uuid}', 'parent_provider_uuid': parent})
-    if status == 200 and parent != trees.parents[rp_uuid]:
+    if status == 200:
+        # A move keeps the generation, as upstream's does.
         with trees.lock:
             trees.parents[rp_uuid] = parent
-        trees.bumped(rp_uuid)
     trees.give_back(kind, rp_uuid)
 
 
@@ -227,7 +225,8 @@ def _replace(client, trees, kind, body, rng):
     status, answer = client('PUT', f'/resource_providers/{rp_uuid}/{kind}',
                             body, generation=True)
     if status == 200:
-        trees.replaced(rp_uuid, kind, answer['resource_provider_generation'],
+        trees.replaced(rp_uuid, kind, body['resource_provider_generation'],
+                       answer['resource_provider_generation'],
                        _shown(kind, body))
 
 

@@ -24,10 +24,9 @@ def tree(*children, capacity=4, root_id=1, sharing=()):
             id=provider_id, uuid=f'p{provider_id}', parent_id=parent_id,
             root_id=root, parent_uuid=parent_id and f'p{parent_id}',
             root_uuid=f'p{root}',
-            inventories={'VF': (capacity, 0, float(capacity)),
-                         'DISK': (capacity, 0, float(capacity))},
-            traits=frozenset({f'T{provider_id}'}),
-            sharing=provider_id in sharing)
+            inventories={'VF': (capacity, 0, float(capacity), capacity),
+                         'DISK': (capacity, 0, float(capacity), capacity)},
+            traits=(f'T{provider_id}',))
     return providers
 
 
@@ -74,6 +73,24 @@ def test_summed_amounts_must_fit():
     providers = tree((2, 1), capacity=1)
     assert run(providers, [Slot('1', {'VF': 1}, (2,)),
                            Slot('2', {'VF': 1}, (2,))]) == []
+
+
+def test_summed_amounts_must_fit_max_unit():
+    providers = tree((2, 1), capacity=4)
+    providers[2] = providers[2]._replace(inventories={'VF': (4, 0, 4.0, 1)})
+    assert run(providers, [Slot('1', {'VF': 1}, (2,)),
+                           Slot('2', {'VF': 1}, (2,))]) == []
+
+
+def test_not_nested_takes_from_one_provider_of_a_sharing_tree():
+    """Before 1.29 two sharing providers of one tree do not combine."""
+    providers = tree(sharing=(8,))
+    providers[9] = providers[8]._replace(id=9, uuid='p9', parent_id=8,
+                                         parent_uuid='p8')
+    slots = [Slot('', {'VF': 1}, (1,)), Slot('', {'DISK': 1}, (8,)),
+             Slot('1', {'VF': 1}, (9,))]
+    assert allocations(run(providers, slots, nested=False)) == []
+    assert len(run(providers, slots)) == 1
 
 
 def test_unsuffixed_traits_are_checked_on_its_providers_together():

@@ -67,9 +67,19 @@ def test_bad_resources(query):
     assert error_code(query) == errors.DEFAULT
 
 
-def test_resources_given_twice():
-    assert error_code('resources=VCPU:1&resources=VCPU:2') == (
-        errors.ILLEGAL_DUPLICATE_QUERYPARAM)
+@pytest.mark.parametrize('version', ['1.10', '1.39'])
+def test_resources_given_twice_the_last_counts(version):
+    found = group(parse('resources=VCPU:1&resources=DISK_GB:2', version))
+    assert found.resources == {'DISK_GB': 2}
+
+
+def test_resources_given_twice_each_is_validated():
+    assert error_code('resources=VCPU:x&resources=VCPU:2') == errors.DEFAULT
+
+
+def test_whitespace_around_amounts_is_ignored():
+    assert group(parse('resources=VCPU: 1 ,DISK_GB:\t2')).resources == {
+        'VCPU': 1, 'DISK_GB': 2}
 
 
 @pytest.mark.parametrize('version, code', [
@@ -116,9 +126,13 @@ def test_huge_limit():
     assert parse('resources=VCPU:1&limit=' + '9' * 30).limit == sys.maxsize
 
 
-def test_limit_given_twice():
-    assert error_code('resources=VCPU:1&limit=1&limit=2') == (
-        errors.ILLEGAL_DUPLICATE_QUERYPARAM)
+@pytest.mark.parametrize('version', ['1.16', '1.39'])
+def test_limit_given_twice_the_first_counts(version):
+    assert parse('resources=VCPU:1&limit=3&limit=2', version).limit == 3
+
+
+def test_limit_given_twice_each_is_validated():
+    assert error_code('resources=VCPU:1&limit=3&limit=x') == errors.DEFAULT
 
 
 # required (1.17; forbidden 1.22; repeated and in: 1.39).
@@ -137,11 +151,47 @@ def test_required():
 
 def test_required_repeated_and_any_of():
     query = 'resources=VCPU:1&required=in:A,B&required=C,!D'
-    assert error_code(query, '1.38') == errors.ILLEGAL_DUPLICATE_QUERYPARAM
+    before = group(parse(query, '1.38'))
+    assert before.required_traits == (frozenset({'C'}),)
+    assert before.forbidden_traits == {'D'}
     found = group(parse(query, '1.39'))
     assert set(found.required_traits) == {
         frozenset({'A', 'B'}), frozenset({'C'})}
     assert found.forbidden_traits == {'D'}
+
+
+@pytest.mark.parametrize('version', ['1.17', '1.38'])
+def test_required_repeated_before_1_39_the_last_counts(version):
+    found = group(parse('resources=VCPU:1&required=A&required=B,C', version))
+    assert found.required_traits == (frozenset({'B'}), frozenset({'C'}))
+    assert error_code('resources=VCPU:1&required=A,&required=B',
+                      version) == errors.DEFAULT
+
+
+def test_whitespace_around_traits_is_ignored():
+    found = group(parse('resources=VCPU:1&required= A , !B&required=in: C, D'))
+    assert set(found.required_traits) == {
+        frozenset({'A'}), frozenset({'C', 'D'})}
+    assert found.forbidden_traits == {'B'}
+    request = parse('resources=VCPU:1&root_required= A , !B ')
+    assert request.root_required == (frozenset({'A'}),)
+    assert request.root_forbidden == {'B'}
+
+
+@pytest.mark.parametrize('query, code', [
+    ('required=A,!A', errors.DEFAULT),
+    ('required=A&required=!A', errors.DEFAULT),
+    ('required=in:A,B&required=!B', errors.DEFAULT),
+    ('root_required=A,!A', errors.QUERYPARAM_BAD_VALUE),
+])
+def test_trait_required_and_forbidden(query, code):
+    assert error_code(f'resources=VCPU:1&{query}') == code
+
+
+def test_trait_required_and_forbidden_in_two_groups_is_fine():
+    request = parse('resources1=VCPU:1&required1=A&resources2=VCPU:1'
+                    '&required2=!A&group_policy=none')
+    assert group(request, '2').forbidden_traits == {'A'}
 
 
 # member_of (1.21; repeated 1.24; forbidden 1.32).
@@ -155,7 +205,7 @@ def test_member_of():
 
 def test_member_of_repeated():
     query = f'resources=VCPU:1&member_of={AGG1}&member_of={AGG2}'
-    assert error_code(query, '1.23') == errors.ILLEGAL_DUPLICATE_QUERYPARAM
+    assert error_code(query, '1.23') == errors.DEFAULT
     assert set(group(parse(query, '1.24')).member_of) == {
         frozenset({AGG1}), frozenset({AGG2})}
 
@@ -216,12 +266,14 @@ def test_in_tree_of_a_group():
     assert group(parse(query, '1.31'), '1').in_tree == UUID1
 
 
-def test_granular_given_twice():
-    assert error_code('resources1=VCPU:1&resources1=VCPU:2') == (
-        errors.ILLEGAL_DUPLICATE_QUERYPARAM)
+def test_granular_given_twice_the_last_counts():
+    found = group(parse(f'resources1=VCPU:1&resources1=VCPU:2'
+                        f'&in_tree1={UUID1}&in_tree1= {UUID2} '), '1')
+    assert found.resources == {'VCPU': 2}
+    assert found.in_tree == UUID2
     assert error_code(
-        f'resources1=VCPU:1&in_tree1={UUID1}&in_tree1={UUID2}') == (
-        errors.ILLEGAL_DUPLICATE_QUERYPARAM)
+        f'resources1=VCPU:1&in_tree1=nope&in_tree1={UUID2}') == (
+        errors.DEFAULT)
 
 
 def test_granular_repeated_member_of_and_required():
@@ -234,6 +286,13 @@ def test_granular_repeated_member_of_and_required():
 
 
 # group_policy (1.25): required with more than one suffixed group.
+
+@pytest.mark.parametrize('version', ['1.25', '1.39'])
+def test_group_policy_given_twice_the_first_counts(version):
+    query = 'resources1=VCPU:1&group_policy=isolate&group_policy=none'
+    assert parse(query, version).group_policy == 'isolate'
+    assert error_code(f'{query}&group_policy=all', version) == errors.DEFAULT
+
 
 def test_group_policy():
     assert error_code('resources=VCPU:1&group_policy=none', '1.24') == (

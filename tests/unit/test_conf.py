@@ -22,9 +22,9 @@ DOCUMENTED = {
         'randomize_allocation_candidates': (BOOL, False),
         'incomplete_consumer_project_id': (
             STR, '00000000-0000-0000-0000-000000000000'),
-        # Nine leading zeros: the documented default, typo included.
+        # Upstream's default (the reference's nine leading zeros are a typo).
         'incomplete_consumer_user_id': (
-            STR, '000000000-0000-0000-0000-000000000000'),
+            STR, '00000000-0000-0000-0000-000000000000'),
         'allocation_conflict_retry_count': (INT, 10),
         'max_allocation_candidates': (INT, -1),
         'allocation_candidates_generation_strategy': (STR, 'depth-first'),

@@ -109,3 +109,32 @@ def test_default_table_has_the_version_document():
     response = stack.call(handler.PlacementHandler(), '/', version='1.0')
     assert response.status_code == 200
     assert response.json['versions'][0]['min_version'] == '1.0'
+
+
+@pytest.mark.parametrize('method, path', [
+    ('POST', '/widgets'), ('GET', '/widgets'), ('PUT', '/widgets/blue'),
+    ('PATCH', '/widgets'), ('POST', '/gadgets')])
+def test_body_without_content_type_is_400_before_routing(
+        router, method, path):
+    response = stack.call(router, path, method=method, version='1.10',
+                          body=b'{}')
+    assert response.status_code == 400
+    assert stack.error_of(response)['detail'].endswith(
+        'content-type header required when content-length > 0')
+
+
+@pytest.mark.parametrize('length', ['ten', '1.5', '0x10'])
+def test_content_length_not_an_integer_is_400(router, length):
+    response = stack.call(router, '/widgets', method='POST',
+                          headers={'Content-Type': 'application/json'},
+                          environ={'CONTENT_LENGTH': length})
+    assert response.status_code == 400
+    assert stack.error_of(response)['detail'].endswith(
+        'content-length header must be an integer')
+
+
+@pytest.mark.parametrize('length', ['0', ''])
+def test_no_body_without_content_type_is_routed(router, length):
+    response = stack.call(router, '/widgets', method='POST',
+                          environ={'CONTENT_LENGTH': length})
+    assert response.status_code == 200
