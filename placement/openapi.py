@@ -115,8 +115,9 @@ def _success_responses(operation):
                 _range(item.versions) for item in items]
         with_body = [item for item in items if item.schema is not None]
         if with_body:
-            entry['content'] = {'application/json': {
-                'schema': _variants(with_body)}}
+            entry['content'] = {
+                media_type: {'schema': _variants(with_body)}
+                for media_type in operation.produces}
         headers = {name for item in items for name in item.headers}
         if headers:
             entry['headers'] = {name: {'schema': {'type': 'string'}}

@@ -131,7 +131,8 @@ class Operation:
     too_early_status: int = 404
     #: The media types of the request body (415 for others); () no body.
     consumes: tuple = ()
-    #: The media type of the response bodies, checked against Accept (406).
+    #: The media types the Accept header must allow (else 406), and of
+    #: the success bodies; () where the handler does not check Accept.
     produces: tuple = (JSON,)
     query: tuple = ()
     bodies: tuple = ()

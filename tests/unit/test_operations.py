@@ -73,3 +73,11 @@ def test_versions_of_an_inclusive_range():
     assert microversion.v1(9) not in versions
     assert microversion.v1(5) not in versions
     assert microversion.MAX_VERSION in operations.since(microversion.v1(9))
+
+
+@pytest.mark.parametrize('operation', _OPERATIONS, ids=_IDS)
+def test_bodies_only_where_a_media_type_is_declared(operation):
+    assert bool(operation.bodies) <= bool(operation.consumes)
+    answers_a_body = any(response.schema is not None
+                         for response in operation.responses)
+    assert answers_a_body <= bool(operation.produces)
