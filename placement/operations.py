@@ -6,12 +6,13 @@ enforces, the media types it takes and gives, its query parameters and
 request body schemas per microversion range, its success responses per
 microversion range and the error statuses and codes it can answer.
 
-The router (:mod:`placement.handler`) routes by this table and the
-OpenAPI document (:mod:`placement.openapi`) is generated from it. The
-handlers still enforce the policy rule, check Accept and Content-Type
-and pick their body schema themselves; the table says what they do
-(``tests/unit/test_operations.py`` checks the schemas are the ones the
-handlers use).
+The router (:mod:`placement.handler`) routes by this table, the auth
+middleware lets its unauthenticated operations through, and the OpenAPI
+document (:mod:`placement.openapi`) is generated from it. The handlers
+still enforce the policy rule, check Accept and Content-Type and pick
+their body schema (the same objects of :mod:`placement.schemas`)
+themselves: here is what they do, and ``tests/conformance`` checks the
+running service against the document.
 
 Ranges are inclusive pairs of :mod:`placement.microversion` names;
 ``None`` as the upper end means "to the newest microversion".
