@@ -31,7 +31,14 @@ placement_db_opts = [
         'slave_connection',
         secret=True,
         help='The SQLAlchemy connection string to use to connect to the '
-             'slave database.'),
+             'slave database. When set, the read-only requests (GET) '
+             'read from it; every write, and every read a write makes, '
+             'goes to ``connection``. A client reads its own writes only '
+             'if the replica is synchronous (a Galera node with '
+             '``wsrep_sync_wait``); with asynchronous replication a GET '
+             'after a write may see the data as it was, which makes '
+             'clients that cache generations retry. Unset: reads go to '
+             '``connection`` too.'),
     cfg.StrOpt(
         'mysql_sql_mode',
         default='TRADITIONAL',
@@ -48,7 +55,9 @@ placement_db_opts = [
     cfg.IntOpt(
         'max_pool_size',
         help='Maximum number of SQL connections to keep open in a pool. '
-             'Setting a value of 0 indicates no limit.'),
+             'Setting a value of 0 indicates no limit. Unset: '
+             'SQLAlchemy\'s default of 5 per process (not used with '
+             'SQLite).'),
     cfg.IntOpt(
         'max_retries',
         default=10,
@@ -60,7 +69,9 @@ placement_db_opts = [
         help='Interval between retries of opening a SQL connection.'),
     cfg.IntOpt(
         'max_overflow',
-        help='If set, use this value for max_overflow with SQLAlchemy.'),
+        help='If set, use this value for max_overflow with SQLAlchemy: '
+             'how many connections may be opened beyond max_pool_size '
+             'when all pooled ones are in use (default 10).'),
     cfg.IntOpt(
         'connection_debug',
         default=0,
@@ -73,7 +84,42 @@ placement_db_opts = [
         help='Add Python stack traces to SQL as comment strings.'),
     cfg.IntOpt(
         'pool_timeout',
-        help='If set, use this value for pool_timeout with SQLAlchemy.'),
+        help='If set, use this value for pool_timeout with SQLAlchemy: '
+             'seconds a request waits for a free connection (default '
+             '30) before it is answered 503 Service Unavailable.'),
+    cfg.IntOpt(
+        'lock_wait_timeout',
+        default=10,
+        min=1,
+        help='Seconds a statement waits for a row lock held by another '
+             'transaction before the database gives up its transaction '
+             '(MySQL/MariaDB ``innodb_lock_wait_timeout``, PostgreSQL '
+             '``lock_timeout``, SQLite ``busy_timeout``, set per '
+             'session). The transaction is then run again, and no new '
+             'attempt starts later than 1.5 times this after the first: '
+             'a write stuck behind a lock holder is answered 409 '
+             'placement.concurrent_update within about twice this time, '
+             'not after a stall of minutes.'),
+    cfg.IntOpt(
+        'statement_timeout',
+        default=0,
+        min=0,
+        help='Seconds a single statement may run before the database '
+             'cancels it (PostgreSQL ``statement_timeout``, MariaDB '
+             '``max_statement_time``; not applied on MySQL and SQLite); '
+             'the request is answered 503 Service Unavailable. 0: no '
+             'limit.'),
+    cfg.IntOpt(
+        'transaction_retry_count',
+        default=5,
+        min=0,
+        help='How often a transaction is run again, in a fresh '
+             'transaction after a short random pause, when the database '
+             'gave it up (deadlock, lock wait timeout, Galera '
+             'certification failure) or its connection was lost before '
+             'it committed. When they run out: 409 '
+             'placement.concurrent_update for contention, 503 Service '
+             'Unavailable for an unreachable database.'),
     cfg.BoolOpt(
         'sync_on_startup',
         default=False,

@@ -2,11 +2,15 @@
 
 import contextlib
 import logging
+import random
 import time
 import traceback
 
 import sqlalchemy as sa
 from sqlalchemy import event
+
+from placement import exception
+from placement.db import failures
 
 LOG = logging.getLogger(__name__)
 
@@ -15,12 +19,12 @@ class DatabaseNotConfigured(Exception):
     """``[placement_database] connection`` is not set."""
 
 
-def _connection_url(db_conf):
-    if not db_conf.connection:
+def _connection_url(db_conf, connection):
+    if not connection:
         raise DatabaseNotConfigured(
             'The [placement_database] connection option is not set; the '
             'placement service cannot start without a database.')
-    url = sa.engine.make_url(db_conf.connection)
+    url = sa.engine.make_url(connection)
     if db_conf.connection_parameters:
         params = dict(
             pair.split('=', 1)
@@ -30,6 +34,8 @@ def _connection_url(db_conf):
 
 
 def _engine_options(url, db_conf):
+    # Pre-ping: a pooled connection that broke while the database was
+    # away is replaced at checkout, so the service recovers by itself.
     options = {'pool_pre_ping': True}
     if db_conf.connection_debug >= 100:
         options['echo'] = 'debug'
@@ -51,12 +57,30 @@ def _engine_options(url, db_conf):
     return options
 
 
-def _setup_sqlite(engine, synchronous):
+def _on_connect(engine, statements):
+    """Run ``statements(dbapi_connection)`` on every new connection.
+
+    Each is a ``(statement, parameters)`` pair. The commit keeps session
+    settings made inside a driver's implicit transaction (psycopg2) from
+    being rolled back with it.
+    """
+
+    @event.listens_for(engine, 'connect')
+    def _run(dbapi_connection, _record):
+        cursor = dbapi_connection.cursor()
+        for statement, parameters in statements(dbapi_connection):
+            cursor.execute(statement, parameters)
+        cursor.close()
+        dbapi_connection.commit()
+
+
+def _setup_sqlite(engine, db_conf):
     """Let SQLite run real transactions, and writers take the lock first.
 
     pysqlite's own transaction handling is switched off so that we emit
     BEGIN ourselves: ``BEGIN IMMEDIATE`` for writers, which serialises
     writers up front instead of failing on lock upgrade half-way through.
+    A writer waits ``lock_wait_timeout`` for the lock, then is busy.
     """
 
     @event.listens_for(engine, 'connect')
@@ -64,11 +88,12 @@ def _setup_sqlite(engine, synchronous):
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute('PRAGMA foreign_keys=ON')
-        cursor.execute('PRAGMA busy_timeout=30000')
+        cursor.execute(
+            f'PRAGMA busy_timeout={db_conf.lock_wait_timeout * 1000}')
         if engine.url.database not in (None, '', ':memory:'):
             cursor.execute('PRAGMA journal_mode=WAL')
-        cursor.execute(
-            'PRAGMA synchronous=%s' % ('FULL' if synchronous else 'OFF'))
+        cursor.execute('PRAGMA synchronous=%s' % (
+            'FULL' if db_conf.sqlite_synchronous else 'OFF'))
         cursor.close()
 
     @event.listens_for(engine, 'begin')
@@ -77,12 +102,33 @@ def _setup_sqlite(engine, synchronous):
         conn.exec_driver_sql(f'BEGIN {mode}'.strip())
 
 
-def _setup_mysql(engine, sql_mode):
-    @event.listens_for(engine, 'connect')
-    def _on_connect(dbapi_connection, _record):
-        cursor = dbapi_connection.cursor()
-        cursor.execute('SET SESSION sql_mode = %s', [sql_mode])
-        cursor.close()
+def _setup_mysql(engine, db_conf):
+    """SQL mode, and the waits of the session's locks and statements.
+
+    ``max_statement_time`` is MariaDB's: MySQL has no such limit for
+    writes, and the statement limit is not applied there.
+    """
+
+    def statements(dbapi_connection):
+        yield ('SET SESSION innodb_lock_wait_timeout = %s',
+               [db_conf.lock_wait_timeout])
+        if db_conf.mysql_sql_mode:
+            yield 'SET SESSION sql_mode = %s', [db_conf.mysql_sql_mode]
+        if (db_conf.statement_timeout
+                and 'MariaDB' in dbapi_connection.get_server_info()):
+            yield ('SET SESSION max_statement_time = %s',
+                   [db_conf.statement_timeout])
+
+    _on_connect(engine, statements)
+
+
+def _setup_postgresql(engine, db_conf):
+    """The waits of the session's locks and statements, in milliseconds."""
+    settings = [
+        ('SET lock_timeout = %s', [db_conf.lock_wait_timeout * 1000]),
+        ('SET statement_timeout = %s', [db_conf.statement_timeout * 1000]),
+    ]
+    _on_connect(engine, lambda _dbapi_connection: settings)
 
 
 def _setup_trace(engine):
@@ -100,50 +146,144 @@ def _setup_trace(engine):
         return statement, parameters
 
 
-def create_engine(db_conf):
-    """An engine for the ``[placement_database]`` options ``db_conf``."""
-    url = _connection_url(db_conf)
+_SETUP = {'sqlite': _setup_sqlite, 'mysql': _setup_mysql,
+          'postgresql': _setup_postgresql}
+
+
+def create_engine(db_conf, connection=None):
+    """An engine for the ``[placement_database]`` options ``db_conf``.
+
+    On the database of ``connection`` if given, else of ``connection``
+    option.
+    """
+    url = _connection_url(db_conf, connection or db_conf.connection)
     engine = sa.create_engine(url, **_engine_options(url, db_conf))
-    backend = url.get_backend_name()
-    if backend == 'sqlite':
-        _setup_sqlite(engine, db_conf.sqlite_synchronous)
-    elif backend == 'mysql' and db_conf.mysql_sql_mode:
-        _setup_mysql(engine, db_conf.mysql_sql_mode)
+    setup = _SETUP.get(url.get_backend_name())
+    if setup is not None:
+        setup(engine, db_conf)
     if db_conf.connection_trace:
         _setup_trace(engine)
     return engine
 
 
+class RetryTransaction(Exception):
+    """Raised by an operation when what it read moved under it.
+
+    The transaction is rolled back and the operation run again in a
+    fresh one, which reads everything anew; the message is that of the
+    409 ``placement.concurrent_update`` when the attempts run out.
+    """
+
+
+def _backoff(attempt):
+    """A jittered, exponentially growing pause before ``attempt``."""
+    return random.uniform(0, min(_MAX_BACKOFF, _BASE_BACKOFF * 2 ** attempt))
+
+
+# Seconds: the first pause is at most 20 ms, no pause more than half a
+# second, so that colliding writers spread out without stalling.
+_BASE_BACKOFF = 0.01
+_MAX_BACKOFF = 0.5
+
+
 class Database:
-    """The engine plus the two kinds of transaction the service runs."""
+    """The engines, and the one way the object layer uses them.
+
+    Every transaction is run by :meth:`read` or :meth:`write`, which
+    commit it, and run it again in a fresh transaction when the database
+    gave it up (deadlock, lock wait timeout, Galera certification
+    failure), when its connection broke before COMMIT, or when the
+    operation raised :class:`RetryTransaction`. The attempts are bounded
+    in number (``[placement_database] transaction_retry_count``, and the
+    caller's count for RetryTransaction) and in time (none starts
+    later than 1.5 times ``lock_wait_timeout`` after the first, so that a
+    write stuck behind a lock holder is answered within about twice
+    that). When they run out, contention is a
+    ConcurrentUpdate (409) and an unreachable database
+    DatabaseUnavailable (503). A connection lost during COMMIT is
+    CommitOutcomeUnknown (503) at once: the write may have happened, so
+    it is neither acknowledged nor run again.
+    """
 
     def __init__(self, db_conf):
         self.engine = create_engine(db_conf)
         self.backend = self.engine.url.get_backend_name()
+        self.reader_engine = self.engine
+        if db_conf.slave_connection:
+            self.reader_engine = create_engine(
+                db_conf, db_conf.slave_connection)
+        self._retry_count = db_conf.transaction_retry_count
+        # One attempt that waited out a lock is followed by one more.
+        self._time_limit = 1.5 * db_conf.lock_wait_timeout
 
-    @contextlib.contextmanager
-    def reader(self):
-        """A read-only transaction."""
-        with self.engine.connect() as conn, conn.begin():
-            yield conn
+    def read(self, operation, *args, primary=False, **kwargs):
+        """``operation(conn, *args, **kwargs)`` in a read transaction.
 
-    @contextlib.contextmanager
-    def writer(self, read_committed=False):
-        """A read-write transaction, committed when the block succeeds.
-
-        ``read_committed``: each statement reads what has committed before
-        it, not the snapshot of the transaction's first read, and locking
-        reads take no gap locks, unlike MySQL's default REPEATABLE READ.
-        It is PostgreSQL's default; SQLite runs one writer at a time.
+        On the ``slave_connection`` database when one is configured,
+        unless ``primary``: a read that a write of the same request
+        depends on must see what the client wrote before.
         """
-        with self.engine.connect() as conn:
-            if self.backend == 'sqlite':
-                conn = conn.execution_options(sqlite_begin='IMMEDIATE')
-            elif read_committed:
-                conn = conn.execution_options(
-                    isolation_level='READ COMMITTED')
-            with conn.begin():
-                yield conn
+        engine = self.engine if primary else self.reader_engine
+        return self._run(engine, {}, 0, operation, args, kwargs)
+
+    def write(self, operation, *args, read_committed=False,
+              conflict_retries=0, **kwargs):
+        """``operation(conn, *args, **kwargs)`` in a write transaction.
+
+        ``conflict_retries``: how often a RetryTransaction is run again.
+        ``read_committed``: see :meth:`writer`.
+        """
+        return self._run(self.engine, self._write_options(read_committed),
+                         conflict_retries, operation, args, kwargs)
+
+    def reader(self):
+        """One read transaction, as a context manager, never run again.
+
+        For tools and tests; the service reads through :meth:`read`.
+        """
+        return _transaction(self.engine, {})
+
+    def writer(self, read_committed=False):
+        """One write transaction, as a context manager, never run again.
+
+        For tools and tests; the service writes through :meth:`write`.
+        ``read_committed``: each statement reads what has committed
+        before it, not the snapshot of the transaction's first read, and
+        locking reads take no gap locks, unlike MySQL's default
+        REPEATABLE READ. It is PostgreSQL's default; SQLite runs one
+        writer at a time.
+        """
+        return _transaction(self.engine, self._write_options(read_committed))
+
+    def _write_options(self, read_committed):
+        if self.backend == 'sqlite':
+            return {'sqlite_begin': 'IMMEDIATE'}
+        if read_committed:
+            return {'isolation_level': 'READ COMMITTED'}
+        return {}
+
+    def _run(self, engine, options, conflict_retries, operation, args,
+             kwargs):
+        deadline = time.monotonic() + self._time_limit
+        conflicts = faults = 0
+        while True:
+            try:
+                with _transaction(engine, options) as conn:
+                    return operation(conn, *args, **kwargs)
+            except RetryTransaction as exc:
+                conflicts += 1
+                if conflicts > conflict_retries:
+                    raise exception.ConcurrentUpdate(str(exc)) from exc
+            except (sa.exc.DBAPIError, sa.exc.TimeoutError) as exc:
+                failure = failures.classify(exc)
+                if failure not in _RETRIED:
+                    _raise_unavailable(failure, exc)
+                    raise
+                faults += 1
+                if faults > self._retry_count or (
+                        time.monotonic() > deadline):
+                    _raise_exhausted(failure, exc)
+            time.sleep(_backoff(conflicts + faults))
 
     def wait_until_reachable(self, max_retries, retry_interval):
         """Connect once, retrying as ``[placement_database]`` allows.
@@ -165,3 +305,57 @@ class Database:
 
     def dispose(self):
         self.engine.dispose()
+        self.reader_engine.dispose()
+
+
+_RETRIED = (failures.Failure.CONTENTION, failures.Failure.DISCONNECTED)
+
+
+@contextlib.contextmanager
+def _transaction(engine, options):
+    """A transaction: COMMIT when the block succeeds, else ROLLBACK."""
+    with engine.connect() as conn:
+        if options:
+            conn = conn.execution_options(**options)
+        transaction = conn.begin()
+        try:
+            yield conn
+        except BaseException:
+            _rollback(conn, transaction)
+            raise
+        try:
+            transaction.commit()
+        except sa.exc.DBAPIError as exc:
+            if failures.classify(exc) is failures.Failure.DISCONNECTED:
+                raise failures.CommitOutcomeUnknown(
+                    'The connection to the database was lost while '
+                    'committing; the outcome is unknown.') from exc
+            raise
+
+
+def _rollback(conn, transaction):
+    """Roll back; a connection that cannot even do that is dropped.
+
+    The error that caused the rollback is the one to report.
+    """
+    try:
+        transaction.rollback()
+    except sa.exc.DBAPIError:
+        conn.invalidate()
+
+
+def _raise_unavailable(failure, exc):
+    """DatabaseUnavailable for a failure that is not run again."""
+    if failure is failures.Failure.TIMEOUT:
+        raise failures.DatabaseUnavailable(
+            'A database statement took longer than allowed.',
+            failure) from exc
+
+
+def _raise_exhausted(failure, exc):
+    if failure is failures.Failure.CONTENTION:
+        raise exception.ConcurrentUpdate(
+            'Another process was changing the same data at the same time '
+            'and kept it locked; retry.') from exc
+    raise failures.DatabaseUnavailable(
+        'The database is not reachable.', failure) from exc

@@ -33,10 +33,8 @@ def _response(req, uuids, generation):
 def get_aggregates(req):
     context = req.environ['placement.context']
     context.can(policies.LIST)
-    with context.db.reader() as conn:
-        provider = resource_provider.get_by_uuid(
-            conn, util.path_arg(req, 'uuid'))
-        uuids = aggregate.uuids_of_provider(conn, provider.id)
+    provider, uuids = context.db.read(
+        aggregate.of_provider, util.path_arg(req, 'uuid'))
     return _response(req, uuids, provider.generation)
 
 
@@ -66,11 +64,10 @@ def _canonical_set(uuids):
 def set_aggregates(req):
     context = req.environ['placement.context']
     context.can(policies.UPDATE)
-    with context.db.writer() as conn:
-        provider = resource_provider.get_by_uuid(
-            conn, util.path_arg(req, 'uuid'))
-        given, generation = _requested(req)
-        new_generation = aggregate.replace_for_provider(
-            conn, provider.id, generation, _canonical_set(given))
+    uuid = util.path_arg(req, 'uuid')
+    context.db.read(resource_provider.get_by_uuid, uuid, primary=True)
+    given, generation = _requested(req)
+    new_generation = context.db.write(
+        aggregate.replace_of, uuid, generation, _canonical_set(given))
     # Upstream echoes the list as sent, in its order and case.
     return _response(req, given, new_generation)

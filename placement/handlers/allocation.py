@@ -123,9 +123,7 @@ def list_for_consumer(req):
         util.path_arg(req, 'consumer_uuid'))
     rows, consumer = [], None
     if uuid is not None:
-        with context.db.reader() as conn:
-            rows = allocation_obj.get_for_consumer(conn, uuid)
-            consumer = consumer_obj.get(conn, uuid)
+        rows, consumer = context.db.read(allocation_obj.of_consumer, uuid)
     return util.json_response(req, _consumer_body(req, rows, consumer),
                               last_modified=name_table.newest(rows))
 
@@ -182,10 +180,8 @@ def list_for_provider(req):
     """The provider's allocations by consumer; 404 for no provider."""
     context = req.environ['placement.context']
     context.can(policies.RP_ALLOC_LIST)
-    with context.db.reader() as conn:
-        provider = resource_provider.get_by_uuid(
-            conn, util.path_arg(req, 'uuid'))
-        rows = allocation_obj.get_for_provider(conn, provider.id)
+    provider, rows = context.db.read(
+        allocation_obj.of_provider, util.path_arg(req, 'uuid'))
     show_generation = microversion.at_least(req, _CONSUMER_GENERATION)
     allocations = {}
     for row in rows:

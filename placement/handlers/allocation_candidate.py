@@ -341,6 +341,6 @@ def list_allocation_candidates(req):
     context = req.environ['placement.context']
     context.can(policies.LIST)
     request = parse_request(req)
-    with context.db.reader() as conn:
-        found = candidate_obj.get_candidates(conn, request, context.config)
+    found = context.db.read(candidate_obj.get_candidates, request,
+                            context.config)
     return util.json_response(req, render(req, request, found))

@@ -1,7 +1,8 @@
 """Handlers of /resource_providers/{uuid}/inventories[/{resource_class}].
 
-Each request runs in one transaction that first finds the provider (404),
-then validates the body (400), then writes; any error rolls it all back.
+A write first finds the provider (404), then validates the body (400),
+then writes in one transaction, which finds the provider again; any
+error rolls it all back.
 """
 
 import webob.exc
@@ -83,10 +84,8 @@ def _json_response(req, body, status, last_modified):
 def list_inventories(req):
     context = req.environ['placement.context']
     context.can(policies.LIST)
-    with context.db.reader() as conn:
-        provider = resource_provider.get_by_uuid(
-            conn, util.path_arg(req, 'uuid'))
-        inventories = inventory_obj.get_all(conn, provider.id)
+    provider, inventories = context.db.read(
+        inventory_obj.of_provider, util.path_arg(req, 'uuid'))
     return _inventories_response(req, inventories, provider.generation)
 
 
@@ -99,20 +98,19 @@ def set_inventories(req):
     context = req.environ['placement.context']
     context.can(policies.UPDATE)
     uuid = util.path_arg(req, 'uuid')
-    with context.db.writer() as conn:
-        provider = resource_provider.get_by_uuid(conn, uuid)
-        data = util.extract_json(req.body, schema.PUT_INVENTORIES)
-        inventories = {
-            name: inventory_from_body(req, uuid, name, fields)
-            for name, fields in data['inventories'].items()}
-        try:
-            generation = inventory_obj.replace_all(
-                conn, provider, inventories, _generation(data))
-        except exception.InventoryInUse as exc:
-            # Upstream's wording, which clients match.
-            raise exc.http_error(f'update conflict: {exc}',
-                                 comment=exc.code) from exc
-        stored = inventory_obj.get_all(conn, provider.id)
+    context.db.read(resource_provider.get_by_uuid, uuid, primary=True)
+    data = util.extract_json(req.body, schema.PUT_INVENTORIES)
+    inventories = {
+        name: inventory_from_body(req, uuid, name, fields)
+        for name, fields in data['inventories'].items()}
+    try:
+        generation, stored = context.db.write(
+            inventory_obj.replace_all_of, uuid, inventories,
+            _generation(data))
+    except exception.InventoryInUse as exc:
+        # Upstream's wording, which clients match.
+        raise exc.http_error(f'update conflict: {exc}',
+                             comment=exc.code) from exc
     return _inventories_response(req, stored, generation)
 
 
@@ -125,14 +123,12 @@ def create_inventory(req):
     context = req.environ['placement.context']
     context.can(policies.CREATE)
     uuid = util.path_arg(req, 'uuid')
-    with context.db.writer() as conn:
-        provider = resource_provider.get_by_uuid(conn, uuid)
-        data = util.extract_json(req.body, schema.POST_INVENTORY)
-        class_name = data['resource_class']
-        inventory = inventory_from_body(req, uuid, class_name, data)
-        generation = inventory_obj.add(
-            conn, provider, class_name, inventory, _generation(data))
-        stored = inventory_obj.get_one(conn, provider, class_name)
+    context.db.read(resource_provider.get_by_uuid, uuid, primary=True)
+    data = util.extract_json(req.body, schema.POST_INVENTORY)
+    class_name = data['resource_class']
+    inventory = inventory_from_body(req, uuid, class_name, data)
+    generation, stored = context.db.write(
+        inventory_obj.add_to, uuid, class_name, inventory, _generation(data))
     response = _inventory_response(req, stored, generation, status=201)
     response.location = (f'{req.script_name}/resource_providers/{uuid}'
                          f'/inventories/{class_name}')
@@ -146,10 +142,7 @@ def delete_inventories(req):
     """Delete all inventories of the provider (from 1.5)."""
     context = req.environ['placement.context']
     context.can(policies.DELETE)
-    with context.db.writer() as conn:
-        provider = resource_provider.get_by_uuid(
-            conn, util.path_arg(req, 'uuid'))
-        inventory_obj.replace_all(conn, provider, {}, provider.generation)
+    context.db.write(inventory_obj.delete_all_of, util.path_arg(req, 'uuid'))
     return util.empty_response()
 
 
@@ -159,11 +152,9 @@ def delete_inventories(req):
 def get_inventory(req):
     context = req.environ['placement.context']
     context.can(policies.SHOW)
-    with context.db.reader() as conn:
-        provider = resource_provider.get_by_uuid(
-            conn, util.path_arg(req, 'uuid'))
-        inventory = inventory_obj.get_one(
-            conn, provider, util.path_arg(req, 'resource_class'))
+    provider, inventory = context.db.read(
+        inventory_obj.one_of_provider, util.path_arg(req, 'uuid'),
+        util.path_arg(req, 'resource_class'))
     return _inventory_response(req, inventory, provider.generation)
 
 
@@ -177,13 +168,12 @@ def update_inventory(req):
     context.can(policies.UPDATE)
     uuid = util.path_arg(req, 'uuid')
     class_name = util.path_arg(req, 'resource_class')
-    with context.db.writer() as conn:
-        provider = resource_provider.get_by_uuid(conn, uuid)
-        data = util.extract_json(req.body, schema.PUT_INVENTORY)
-        inventory = inventory_from_body(req, uuid, class_name, data)
-        generation = inventory_obj.update(
-            conn, provider, class_name, inventory, _generation(data))
-        stored = inventory_obj.get_one(conn, provider, class_name)
+    context.db.read(resource_provider.get_by_uuid, uuid, primary=True)
+    data = util.extract_json(req.body, schema.PUT_INVENTORY)
+    inventory = inventory_from_body(req, uuid, class_name, data)
+    generation, stored = context.db.write(
+        inventory_obj.update_of, uuid, class_name, inventory,
+        _generation(data))
     return _inventory_response(req, stored, generation)
 
 
@@ -193,9 +183,6 @@ def update_inventory(req):
 def delete_inventory(req):
     context = req.environ['placement.context']
     context.can(policies.DELETE)
-    with context.db.writer() as conn:
-        provider = resource_provider.get_by_uuid(
-            conn, util.path_arg(req, 'uuid'))
-        inventory_obj.delete(
-            conn, provider, util.path_arg(req, 'resource_class'))
+    context.db.write(inventory_obj.delete_of, util.path_arg(req, 'uuid'),
+                     util.path_arg(req, 'resource_class'))
     return util.empty_response()

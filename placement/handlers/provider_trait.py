@@ -25,10 +25,8 @@ def _response(req, names, provider):
 def get_traits(req):
     context = req.environ['placement.context']
     context.can(policies.RP_TRAIT_LIST)
-    with context.db.reader() as conn:
-        provider = resource_provider.get_by_uuid(
-            conn, util.path_arg(req, 'uuid'))
-        names = provider_trait.names_of_provider(conn, provider.id)
+    provider, names = context.db.read(
+        provider_trait.of_provider, util.path_arg(req, 'uuid'))
     return _response(req, names, provider)
 
 
@@ -40,13 +38,11 @@ def set_traits(req):
     context = req.environ['placement.context']
     context.can(policies.RP_TRAIT_UPDATE)
     uuid = util.path_arg(req, 'uuid')
-    with context.db.writer() as conn:
-        provider = resource_provider.get_by_uuid(conn, uuid)
-        data = util.extract_json(req.body, schema.PUT_PROVIDER_TRAITS)
-        provider_trait.replace_for_provider(
-            conn, provider.id, data['resource_provider_generation'],
-            data['traits'])
-        provider = resource_provider.get_by_uuid(conn, uuid)
+    context.db.read(resource_provider.get_by_uuid, uuid, primary=True)
+    data = util.extract_json(req.body, schema.PUT_PROVIDER_TRAITS)
+    provider = context.db.write(
+        provider_trait.replace_of, uuid,
+        data['resource_provider_generation'], data['traits'])
     return _response(req, sorted(data['traits']), provider)
 
 
@@ -55,9 +51,5 @@ def set_traits(req):
 def delete_traits(req):
     context = req.environ['placement.context']
     context.can(policies.RP_TRAIT_DELETE)
-    with context.db.writer() as conn:
-        provider = resource_provider.get_by_uuid(
-            conn, util.path_arg(req, 'uuid'))
-        provider_trait.replace_for_provider(
-            conn, provider.id, provider.generation, [])
+    context.db.write(provider_trait.clear_of, util.path_arg(req, 'uuid'))
     return util.empty_response(204)

@@ -35,8 +35,7 @@ def _render(req, name):
 def list_resource_classes(req):
     context = req.environ['placement.context']
     context.can(policies.LIST)
-    with context.db.reader() as conn:
-        rows = rc_obj.get_all(conn)
+    rows = context.db.read(rc_obj.get_all)
     # The list always includes the standard classes, whose rows have no
     # meaningful timestamp: Last-Modified is now.
     return util.json_response(
@@ -50,8 +49,7 @@ def create_resource_class(req):
     context = req.environ['placement.context']
     context.can(policies.CREATE)
     name = util.extract_json(req.body, schema.NAME_BODY)['name']
-    with context.db.writer() as conn:
-        rc_obj.create(conn, name)
+    context.db.write(rc_obj.create, name)
     return util.empty_response(201, location=_href(req, name))
 
 
@@ -62,8 +60,7 @@ def get_resource_class(req):
     context = req.environ['placement.context']
     context.can(policies.SHOW)
     name = util.path_arg(req, 'name')
-    with context.db.reader() as conn:
-        row = rc_obj.get_by_name(conn, name)
+    row = context.db.read(rc_obj.get_by_name, name)
     return util.json_response(req, _render(req, row.name),
                               last_modified=rc_obj.last_modified(row))
 
@@ -83,8 +80,7 @@ def _ensure_resource_class(req, context, name):
     """201 when custom class ``name`` was created, 204 if it existed."""
     if not _NAME_CHECKER.is_valid(name):
         raise webob.exc.HTTPBadRequest(_INVALID_NAME)
-    with context.db.writer() as conn:
-        created = rc_obj.ensure(conn, name)
+    created = context.db.write(rc_obj.ensure, name)
     return util.empty_response(201 if created else 204,
                                location=_href(req, name))
 
@@ -94,8 +90,7 @@ def _ensure_resource_class(req, context, name):
 @util.object_errors
 def _rename_resource_class(req, context, name):
     new_name = util.extract_json(req.body, schema.NAME_BODY)['name']
-    with context.db.writer() as conn:
-        rc_obj.rename(conn, name, new_name)
+    context.db.write(rc_obj.rename, name, new_name)
     return util.json_response(req, _render(req, new_name))
 
 
@@ -105,6 +100,5 @@ def delete_resource_class(req):
     context = req.environ['placement.context']
     context.can(policies.DELETE)
     name = util.path_arg(req, 'name')
-    with context.db.writer() as conn:
-        rc_obj.delete(conn, name)
+    context.db.write(rc_obj.delete, name)
     return util.empty_response()

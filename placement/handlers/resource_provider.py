@@ -75,8 +75,7 @@ def list_resource_providers(req):
     context = req.environ['placement.context']
     context.can(policies.LIST)
     filters = provider_query.list_filter(req)
-    with context.db.reader() as conn:
-        rows = provider_filter.list_providers(conn, filters)
+    rows = context.db.read(provider_filter.list_providers, filters)
     relations = link_relations(req)
     return util.json_response(
         req, {'resource_providers': [serialize(req, row, relations)
@@ -114,8 +113,7 @@ def create_resource_provider(req):
 def get_resource_provider(req):
     context = req.environ['placement.context']
     context.can(policies.SHOW)
-    with context.db.reader() as conn:
-        row = rp_obj.get_by_uuid(conn, util.path_arg(req, 'uuid'))
+    row = context.db.read(rp_obj.get_by_uuid, util.path_arg(req, 'uuid'))
     return _provider_response(req, row)
 
 
@@ -128,8 +126,7 @@ def update_resource_provider(req):
     context.can(policies.UPDATE)
     uuid = util.path_arg(req, 'uuid')
     # A missing provider is 404 before its body is looked at.
-    with context.db.reader() as conn:
-        rp_obj.get_by_uuid(conn, uuid)
+    context.db.read(rp_obj.get_by_uuid, uuid, primary=True)
     data = util.extract_json(req.body, _versioned(
         req, schema.PUT_RESOURCE_PROVIDER,
         schema.PUT_RESOURCE_PROVIDER_V1_14))

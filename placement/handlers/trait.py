@@ -60,8 +60,7 @@ def list_traits(req):
         filters.update(_name_filter(params['name']))
     if 'associated' in params:
         filters.update(_associated_filter(params['associated']))
-    with context.db.reader() as conn:
-        rows = trait_obj.get_all(conn, **filters)
+    rows = context.db.read(trait_obj.get_all, **filters)
     return util.json_response(req, {'traits': [row.name for row in rows]},
                               last_modified=name_table.newest(rows))
 
@@ -73,8 +72,7 @@ def get_trait(req):
     context = req.environ['placement.context']
     context.can(policies.SHOW)
     name = util.path_arg(req, 'name')
-    with context.db.reader() as conn:
-        row = trait_obj.get_by_name(conn, name)
+    row = context.db.read(trait_obj.get_by_name, name)
     response = util.empty_response()
     util.add_last_modified(req, response, name_table.last_modified(row))
     return response
@@ -88,8 +86,7 @@ def put_trait(req):
     name = util.path_arg(req, 'name')
     if not _NAME_CHECKER.is_valid(name):
         raise webob.exc.HTTPBadRequest(_INVALID_NAME)
-    with context.db.writer() as conn:
-        row, created = trait_obj.ensure(conn, name)
+    row, created = context.db.write(trait_obj.ensure, name)
     response = util.empty_response(201 if created else 204,
                                    location=_href(req, name))
     util.add_last_modified(
@@ -103,6 +100,5 @@ def delete_trait(req):
     context = req.environ['placement.context']
     context.can(policies.DELETE)
     name = util.path_arg(req, 'name')
-    with context.db.writer() as conn:
-        trait_obj.delete(conn, name)
+    context.db.write(trait_obj.delete, name)
     return util.empty_response()

@@ -8,7 +8,6 @@ from placement import exception
 from placement import microversion
 from placement import util
 from placement import wsgi_wrapper
-from placement.objects import resource_provider
 from placement.objects import usage as usage_obj
 from placement.policies import usage as policies
 from placement.schemas import usage as schema
@@ -31,10 +30,8 @@ def list_provider_usages(req):
     context = req.environ['placement.context']
     context.can(policies.PROVIDER_USAGES)
     try:
-        with context.db.reader() as conn:
-            provider = resource_provider.get_by_uuid(
-                conn, util.path_arg(req, 'uuid'))
-            usages = usage_obj.of_provider(conn, provider.id)
+        provider, usages = context.db.read(
+            usage_obj.of_provider_uuid, util.path_arg(req, 'uuid'))
     except exception.PlacementError as exc:
         util.raise_http(exc)
     return util.json_response(req, {
@@ -79,9 +76,8 @@ def list_usages(req):
     by_type = microversion.at_least(req, _CONSUMER_TYPES)
     consumer_type = (params.get('consumer_type') if by_type
                      else usage_obj.ALL_TYPES)
-    with context.db.reader() as conn:
-        usages = usage_obj.of_project(conn, project_id, user_id,
-                                      consumer_type)
+    usages = context.db.read(usage_obj.of_project, project_id, user_id,
+                             consumer_type)
     if not by_type:
         usages = usages.get(usage_obj.ALL_TYPES, {})
         usages.pop('consumer_count', None)

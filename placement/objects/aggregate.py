@@ -60,3 +60,19 @@ def replace_for_provider(conn, provider_id, generation, uuids):
     wanted = _ids_by_uuid(conn, uuids).values()
     association.replace(conn, _RP_AGG.c.aggregate_id, provider_id, wanted)
     return new_generation
+
+
+def of_provider(conn, uuid):
+    """``(provider row, aggregate uuids)`` of provider ``uuid``."""
+    provider = resource_provider.get_by_uuid(conn, uuid)
+    return provider, uuids_of_provider(conn, provider.id)
+
+
+def replace_of(conn, uuid, generation, uuids):
+    """:func:`replace_for_provider` by provider uuid; the new generation.
+
+    ``generation`` None (before 1.19): the generation is neither checked
+    nor moved, as upstream does.
+    """
+    provider = resource_provider.get_by_uuid(conn, uuid)
+    return replace_for_provider(conn, provider.id, generation, uuids)

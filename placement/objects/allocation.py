@@ -23,8 +23,9 @@ under the row lock), except that allocations deleted since may still be
 counted, which can only refuse a claim, never over-allocate. A
 failed swap means another writer got there first: the whole transaction
 is rolled back and run again in a fresh one, which re-reads everything,
-up to ``[placement] allocation_conflict_retry_count`` times. Deadlocks
-broken by the database are run again the same way.
+up to ``[placement] allocation_conflict_retry_count`` times, by the
+transaction layer (:mod:`placement.db.api`), which also runs it again
+after deadlocks and lost connections.
 """
 
 import dataclasses
@@ -32,6 +33,7 @@ import dataclasses
 import sqlalchemy as sa
 
 from placement import exception
+from placement.db import api as db_api
 from placement.db import models
 from placement.objects import consumer as consumer_obj
 from placement.objects import resource_class
@@ -60,8 +62,14 @@ class ConsumerAllocations:
     check_generation: bool = False
 
 
-class _Retry(Exception):
+class _Retry(db_api.RetryTransaction):
     """A generation the client did not give moved: run it all again."""
+
+    def __init__(self):
+        super().__init__(
+            'Inventory and/or allocations changed while attempting to '
+            'allocate: another process changed the resource providers; '
+            'retry.')
 
 
 def get_for_consumer(conn, uuid):
@@ -291,39 +299,18 @@ def claim(conn, requests, emptied=frozenset()):
 def write_once(conn, requests):
     """Replace the allocations of ``requests``' consumers in ``conn``.
 
-    May raise _Retry, which :func:`replace` retries.
+    May raise _Retry, which the transaction layer runs again.
     """
     claim(conn, requests, release(conn, requests))
-
-
-def run_retrying(db, retries, operation, *args):
-    """``operation(conn, *args)`` in a fresh writer transaction per try.
-
-    Tried again (``retries`` times at most) when a generation the client
-    did not give moved under it or the database broke a deadlock; then
-    ConcurrentUpdate.
-    """
-    for _attempt in range(retries + 1):
-        try:
-            with db.writer() as conn:
-                return operation(conn, *args)
-        except _Retry:
-            continue
-        except sa.exc.DBAPIError as exc:
-            if not resource_provider.is_deadlock(exc):
-                raise
-    raise exception.ConcurrentUpdate(
-        'Inventory and/or allocations changed while attempting to '
-        'allocate: another process changed the resource providers; '
-        'retry.')
 
 
 def replace(db, requests, retries):
     """Replace the allocations of the consumers of ``requests``, atomically.
 
-    ``requests`` are ConsumerAllocations with distinct uuids.
+    ``requests`` are ConsumerAllocations with distinct uuids; a
+    generation that moves is tried again ``retries`` times at most.
     """
-    run_retrying(db, retries, write_once, requests)
+    db.write(write_once, requests, conflict_retries=retries)
 
 
 def _delete_consumer(conn, uuid):
@@ -338,4 +325,15 @@ def delete_consumer(db, uuid, retries):
 
     NotFound when it has none.
     """
-    run_retrying(db, retries, _delete_consumer, uuid)
+    db.write(_delete_consumer, uuid, conflict_retries=retries)
+
+
+def of_consumer(conn, uuid):
+    """``(allocation rows, consumer or None)`` of consumer ``uuid``."""
+    return get_for_consumer(conn, uuid), consumer_obj.get(conn, uuid)
+
+
+def of_provider(conn, uuid):
+    """``(provider row, allocation rows)`` of provider ``uuid``."""
+    provider = resource_provider.get_by_uuid(conn, uuid)
+    return provider, get_for_provider(conn, provider.id)

@@ -18,15 +18,18 @@ _USER = models.User.__table__
 
 def set_root_provider_ids(db, conf, max_count):
     """Fill ``root_provider_id`` of providers written before nesting."""
-    with db.writer() as conn:
-        found = conn.scalar(sa.select(sa.func.count()).select_from(_RP)
-                            .where(_RP.c.root_provider_id.is_(None)))
-        ids = conn.scalars(
-            sa.select(_RP.c.id).where(_RP.c.root_provider_id.is_(None))
-            .order_by(_RP.c.id).limit(max_count)).all()
-        for provider_id in ids:
-            conn.execute(sa.update(_RP).where(_RP.c.id == provider_id)
-                         .values(root_provider_id=_root_of(conn, provider_id)))
+    return db.write(_set_root_provider_ids, max_count)
+
+
+def _set_root_provider_ids(conn, max_count):
+    found = conn.scalar(sa.select(sa.func.count()).select_from(_RP)
+                        .where(_RP.c.root_provider_id.is_(None)))
+    ids = conn.scalars(
+        sa.select(_RP.c.id).where(_RP.c.root_provider_id.is_(None))
+        .order_by(_RP.c.id).limit(max_count)).all()
+    for provider_id in ids:
+        conn.execute(sa.update(_RP).where(_RP.c.id == provider_id)
+                     .values(root_provider_id=_root_of(conn, provider_id)))
     return found, len(ids)
 
 
@@ -63,22 +66,25 @@ def create_incomplete_consumers(db, conf, max_count):
 
     They get the ``[placement] incomplete_consumer_*`` project and user.
     """
-    with db.writer() as conn:
-        missing = consumerless_allocations().subquery()
-        found = conn.scalar(sa.select(sa.func.count()).select_from(missing))
-        uuids = conn.scalars(consumerless_allocations()
-                             .order_by(_ALLOC.c.consumer_id)
-                             .limit(max_count)).all()
-        if not uuids:
-            return found, 0
-        project_id = _ensure_external_id(
-            conn, _PROJECT, conf.placement.incomplete_consumer_project_id)
-        user_id = _ensure_external_id(
-            conn, _USER, conf.placement.incomplete_consumer_user_id)
-        conn.execute(sa.insert(_CONSUMER), [
-            {'uuid': uuid, 'project_id': project_id, 'user_id': user_id,
-             'generation': 0}
-            for uuid in uuids])
+    return db.write(_create_incomplete_consumers, conf, max_count)
+
+
+def _create_incomplete_consumers(conn, conf, max_count):
+    missing = consumerless_allocations().subquery()
+    found = conn.scalar(sa.select(sa.func.count()).select_from(missing))
+    uuids = conn.scalars(consumerless_allocations()
+                         .order_by(_ALLOC.c.consumer_id)
+                         .limit(max_count)).all()
+    if not uuids:
+        return found, 0
+    project_id = _ensure_external_id(
+        conn, _PROJECT, conf.placement.incomplete_consumer_project_id)
+    user_id = _ensure_external_id(
+        conn, _USER, conf.placement.incomplete_consumer_user_id)
+    conn.execute(sa.insert(_CONSUMER), [
+        {'uuid': uuid, 'project_id': project_id, 'user_id': user_id,
+         'generation': 0}
+        for uuid in uuids])
     return found, len(uuids)
 
 

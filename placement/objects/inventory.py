@@ -226,3 +226,53 @@ def delete(conn, provider, class_name):
             f'No inventory of class {class_name} found for delete on '
             f'resource provider {provider.uuid}.')
     _delete(conn, provider, {stored[class_name]: class_name})
+
+
+# What one request does, in one transaction each (run by the handlers
+# through placement.db.api.Database.read/write); the provider is found
+# by uuid in the same transaction.
+
+
+def of_provider(conn, uuid):
+    """``(provider row, {class name: Inventory})``."""
+    provider = resource_provider.get_by_uuid(conn, uuid)
+    return provider, get_all(conn, provider.id)
+
+
+def one_of_provider(conn, uuid, class_name):
+    """``(provider row, Inventory)``; NotFound for either."""
+    provider = resource_provider.get_by_uuid(conn, uuid)
+    return provider, get_one(conn, provider, class_name)
+
+
+def replace_all_of(conn, uuid, inventories, generation):
+    """:func:`replace_all`; ``(new generation, stored inventories)``."""
+    provider = resource_provider.get_by_uuid(conn, uuid)
+    new_generation = replace_all(conn, provider, inventories, generation)
+    return new_generation, get_all(conn, provider.id)
+
+
+def delete_all_of(conn, uuid):
+    """Delete every inventory of the provider, at its current generation."""
+    provider = resource_provider.get_by_uuid(conn, uuid)
+    replace_all(conn, provider, {}, provider.generation)
+
+
+def add_to(conn, uuid, class_name, inventory, generation):
+    """:func:`add`; ``(new generation, stored inventory)``."""
+    provider = resource_provider.get_by_uuid(conn, uuid)
+    new_generation = add(conn, provider, class_name, inventory, generation)
+    return new_generation, get_one(conn, provider, class_name)
+
+
+def update_of(conn, uuid, class_name, inventory, generation):
+    """:func:`update`; ``(new generation, stored inventory)``."""
+    provider = resource_provider.get_by_uuid(conn, uuid)
+    new_generation = update(conn, provider, class_name, inventory,
+                            generation)
+    return new_generation, get_one(conn, provider, class_name)
+
+
+def delete_of(conn, uuid, class_name):
+    """:func:`delete` on the provider of ``uuid``."""
+    delete(conn, resource_provider.get_by_uuid(conn, uuid), class_name)

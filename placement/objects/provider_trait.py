@@ -36,3 +36,22 @@ def replace_for_provider(conn, provider_id, generation, names):
         conn, provider_id, generation)
     association.replace(conn, _RP_TRAIT.c.trait_id, provider_id, wanted)
     return new_generation
+
+
+def of_provider(conn, uuid):
+    """``(provider row, trait names)`` of provider ``uuid``."""
+    provider = resource_provider.get_by_uuid(conn, uuid)
+    return provider, names_of_provider(conn, provider.id)
+
+
+def replace_of(conn, uuid, generation, names):
+    """:func:`replace_for_provider` by uuid; the provider row after."""
+    provider = resource_provider.get_by_uuid(conn, uuid)
+    replace_for_provider(conn, provider.id, generation, names)
+    return resource_provider.get_by_uuid(conn, uuid)
+
+
+def clear_of(conn, uuid):
+    """Remove every trait of provider ``uuid``, at its current generation."""
+    provider = resource_provider.get_by_uuid(conn, uuid)
+    replace_for_provider(conn, provider.id, provider.generation, [])

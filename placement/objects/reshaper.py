@@ -64,4 +64,4 @@ def reshape(db, inventories, requests, retries):
     ``inventories`` is ``{provider uuid: ({class: Inventory},
     generation)}``, ``requests`` are allocation.ConsumerAllocations.
     """
-    allocation.run_retrying(db, retries, _reshape, inventories, requests)
+    db.write(_reshape, inventories, requests, conflict_retries=retries)

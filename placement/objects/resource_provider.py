@@ -29,6 +29,7 @@ import sqlalchemy as sa
 from oslo_utils import uuidutils
 
 from placement import exception
+from placement.db import api as db_api
 from placement.db import models
 
 RP = models.ResourceProvider.__table__
@@ -39,12 +40,8 @@ _ALLOC = models.Allocation.__table__
 _RP_AGG = models.ResourceProviderAggregate.__table__
 _RP_TRAIT = models.ResourceProviderTrait.__table__
 
-# How often a tree change is tried when trees move under it.
-_TREE_WRITE_ATTEMPTS = 5
-# Deadlock and serialization failure (PostgreSQL), deadlock and lock wait
-# timeout (MySQL): the transaction was rolled back and can be run again.
-_PG_RETRYABLE = frozenset({'40P01', '40001'})
-_MYSQL_RETRYABLE = frozenset({1213, 1205})
+# How often a tree change is run again when trees move under it.
+_TREE_MOVED_RETRIES = 4
 
 
 def canonical_uuid(value):
@@ -160,8 +157,12 @@ def _root_id(row):
     return row.root_provider_id or row.id
 
 
-class _TreeMoved(Exception):
+class _TreeMoved(db_api.RetryTransaction):
     """A tree lock was taken on a root that is no longer the root."""
+
+    def __init__(self):
+        super().__init__(
+            'Resource provider trees were changed concurrently; retry.')
 
 
 def _lock_trees(conn, uuids):
@@ -186,41 +187,15 @@ def _lock_trees(conn, uuids):
     return {row.uuid: row for row in fresh}
 
 
-def is_deadlock(exc):
-    """Whether the database gave up ``exc``'s transaction in a deadlock.
-
-    The exception chain is searched too: a deadlock inside a SAVEPOINT
-    rolls back the whole transaction on MySQL, and what surfaces is then
-    the failed ROLLBACK TO SAVEPOINT, with the deadlock as its context.
-    """
-    while exc is not None:
-        orig = getattr(exc, 'orig', None)
-        if (getattr(orig, 'pgcode', None) in _PG_RETRYABLE
-                or (getattr(orig, 'args', None) or [None])[0]
-                in _MYSQL_RETRYABLE):
-            return True
-        exc = exc.__cause__ or exc.__context__
-    return False
-
-
 def write_tree(db, operation, *args, **kwargs):
     """``operation(conn, *args, **kwargs)`` in a writer transaction.
 
     For the operations that change the shape of trees: the transaction
-    is run again when a tree moved under it or the database broke a
-    deadlock; ConcurrentUpdate when that keeps happening.
+    is run again when a tree moved under it; ConcurrentUpdate when that
+    keeps happening.
     """
-    for _attempt in range(_TREE_WRITE_ATTEMPTS):
-        try:
-            with db.writer(read_committed=True) as conn:
-                return operation(conn, *args, **kwargs)
-        except _TreeMoved:
-            continue
-        except sa.exc.DBAPIError as exc:
-            if not is_deadlock(exc):
-                raise
-    raise exception.ConcurrentUpdate(
-        'Resource provider trees were changed concurrently; retry.')
+    return db.write(operation, *args, read_committed=True,
+                    conflict_retries=_TREE_MOVED_RETRIES, **kwargs)
 
 
 def _subtree_ids(conn, provider):

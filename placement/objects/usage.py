@@ -4,6 +4,7 @@ import sqlalchemy as sa
 
 from placement.db import models
 from placement.objects import consumer
+from placement.objects import resource_provider
 
 INV = models.Inventory.__table__
 ALLOC = models.Allocation.__table__
@@ -100,3 +101,9 @@ def of_project(conn, project_id, user_id=None, consumer_type=None):
         usages.setdefault(type_name or untyped, {})[
             class_name or 'consumer_count'] = int(amount)
     return usages
+
+
+def of_provider_uuid(conn, uuid):
+    """``(provider row, usages)`` of the provider ``uuid``; else NotFound."""
+    provider = resource_provider.get_by_uuid(conn, uuid)
+    return provider, of_provider(conn, provider.id)

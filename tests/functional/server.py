@@ -24,12 +24,17 @@ def venv_command(name):
 
 
 @contextlib.contextmanager
-def running_server(tmp_path, workers=1, threads=4):
-    """Serve the test database over HTTP; yields the endpoint URL."""
-    url = database.database_url()
-    db = db_api.Database(database.make_conf(url).placement_database)
-    database.empty(db.engine)
-    db.dispose()
+def running_server(tmp_path, workers=1, threads=4, url=None):
+    """Serve a database over HTTP; yields the endpoint URL.
+
+    By default the test database, emptied first; else the database of
+    ``url`` as it is.
+    """
+    if url is None:
+        url = database.database_url()
+        db = db_api.Database(database.make_conf(url).placement_database)
+        database.empty(db.engine)
+        db.dispose()
     conf_file = tmp_path / 'placement.conf'
     conf_file.write_text(
         '[api]\nauth_strategy = noauth2\n'

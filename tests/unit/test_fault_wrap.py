@@ -6,11 +6,14 @@ The handlers run in the deployed middleware stack.
 import logging
 import re
 
+import pymysql
 import pytest
+import sqlalchemy as sa
 import webob
 
 from placement import operations
 from placement import wsgi_wrapper
+from placement.db import failures
 from tests.unit import stack
 
 _SECRET = 'password=hunter2 at /srv/placement/objects/secret.py'
@@ -30,12 +33,26 @@ def _unwrapped_broken(req):
     raise KeyError(_SECRET)
 
 
+@wsgi_wrapper.PlacementWsgify
+def _database_away(req):
+    raise failures.DatabaseUnavailable('The database is not reachable.')
+
+
+@wsgi_wrapper.PlacementWsgify
+def _connection_refused(req):
+    """A database error met outside the transaction layer."""
+    raise sa.exc.OperationalError('SELECT 1', {}, pymysql.err.OperationalError(
+        2003, f"Can't connect to MySQL server ({_SECRET})"))
+
+
 @pytest.fixture
 def app(monkeypatch):
     return stack.service(monkeypatch, (
         operations.Operation('GET', '/', _refused),
         operations.Operation('GET', '/broken', _broken),
         operations.Operation('GET', '/broken-unwrapped', _unwrapped_broken),
+        operations.Operation('GET', '/away', _database_away),
+        operations.Operation('GET', '/refused', _connection_refused),
     ))
 
 
@@ -91,3 +108,25 @@ def test_http_errors_are_not_faults(app, caplog):
     assert response.status_code == 409
     assert 'A conflict.' in stack.error_of(response)['detail']
     assert not _fault_records(caplog)
+
+
+@pytest.mark.parametrize('path', ['/away', '/refused'])
+def test_unavailable_database_is_json_503_with_retry_after(app, path):
+    response = _get(app, path)
+    assert response.status_code == 503
+    assert int(response.headers['Retry-After']) > 0
+    error = stack.error_of(response)
+    assert error['title'] == 'Service Unavailable'
+    assert error['code'] == 'placement.undefined_code'
+    assert b'hunter2' not in response.body
+
+
+def test_unavailable_database_is_logged_once_without_traceback(app, caplog):
+    with caplog.at_level(logging.WARNING, logger='placement.fault_wrap'):
+        for _ in range(5):
+            assert _get(app, '/refused').status_code == 503
+        assert _get(app, '/away').status_code == 503
+    [record] = _fault_records(caplog)
+    assert record.levelno == logging.WARNING
+    assert record.exc_info is None
+    assert "Can't connect to MySQL server" in record.getMessage()

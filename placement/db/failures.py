@@ -1,0 +1,139 @@
+"""What a database error means for the transaction that met it.
+
+The one place that reads the error codes of the drivers (PyMySQL,
+psycopg2, sqlite3). oslo.db's exception filters were considered: they
+turn every driver error of an engine into oslo.db's own exception types
+(which the object layer, catching SQLAlchemy's IntegrityError, does not
+expect), match messages rather than codes, and know neither
+PostgreSQL's lock and statement timeouts nor SQLite's busy database.
+
+A :class:`Failure` says what to do:
+
+- CONTENTION: the database rolled the transaction back (deadlock, lock
+  wait timeout, serialization failure, Galera certification failure,
+  which MariaDB reports as a deadlock on COMMIT): run it again in a
+  fresh transaction.
+- DISCONNECTED: the database cannot be reached or the connection broke.
+  Before COMMIT nothing was written, so it can be run again; during
+  COMMIT the outcome is unknown and it must not be acknowledged.
+- TIMEOUT: a statement ran longer than ``statement_timeout``.
+"""
+
+import enum
+
+import sqlalchemy as sa
+
+
+class Failure(enum.Enum):
+    CONTENTION = 'contention'
+    DISCONNECTED = 'database unavailable'
+    TIMEOUT = 'statement timeout'
+
+
+class DatabaseUnavailable(Exception):
+    """The database could not serve the request: answer 503.
+
+    ``failure`` names the kind, for the log.
+    """
+
+    def __init__(self, message, failure=Failure.DISCONNECTED):
+        super().__init__(message)
+        self.failure = failure
+
+
+class CommitOutcomeUnknown(DatabaseUnavailable):
+    """The connection broke during COMMIT: the write may or may not be
+    there, so it is neither acknowledged nor run again."""
+
+
+_MYSQL = {
+    # Deadlock (and a Galera certification failure, or a brute-force
+    # abort by a replicated write); lock wait timeout; a row changed
+    # since this transaction read it (MariaDB snapshot isolation).
+    1213: Failure.CONTENTION, 1205: Failure.CONTENTION,
+    1020: Failure.CONTENTION,
+    # Can't connect (socket, TCP), server gone away, connection lost
+    # during a query, server shutting down, connection killed,
+    # too many connections, WSREP not ready (node out of the primary
+    # component), disconnected for inactivity.
+    2002: Failure.DISCONNECTED, 2003: Failure.DISCONNECTED,
+    2006: Failure.DISCONNECTED, 2013: Failure.DISCONNECTED,
+    2055: Failure.DISCONNECTED, 1053: Failure.DISCONNECTED,
+    1927: Failure.DISCONNECTED, 1040: Failure.DISCONNECTED,
+    1047: Failure.DISCONNECTED, 4031: Failure.DISCONNECTED,
+    # max_statement_time exceeded (MariaDB).
+    1969: Failure.TIMEOUT,
+}
+
+_POSTGRESQL = {
+    '40P01': Failure.CONTENTION,  # deadlock_detected
+    '40001': Failure.CONTENTION,  # serialization_failure
+    '55P03': Failure.CONTENTION,  # lock_not_available (lock_timeout)
+    '57014': Failure.TIMEOUT,     # query_canceled (statement_timeout)
+    '57P01': Failure.DISCONNECTED,  # admin_shutdown
+    '57P02': Failure.DISCONNECTED,  # crash_shutdown
+    '57P03': Failure.DISCONNECTED,  # cannot_connect_now (starting up)
+    '53300': Failure.DISCONNECTED,  # too_many_connections
+}
+
+# Primary result codes (the low byte of the extended code).
+_SQLITE = {
+    5: Failure.CONTENTION,     # SQLITE_BUSY: busy_timeout ran out
+    6: Failure.CONTENTION,     # SQLITE_LOCKED
+    14: Failure.DISCONNECTED,  # SQLITE_CANTOPEN
+}
+
+
+def _is_a(orig, *names):
+    """Whether ``orig`` is of a class named one of ``names`` (PEP 249's)."""
+    return any(cls.__name__ in names for cls in type(orig).__mro__)
+
+
+def _driver_failure(orig):
+    """The Failure of a driver's own exception ``orig``, or None."""
+    drivers = {cls.__module__.split('.')[0] for cls in type(orig).__mro__}
+    if 'pymysql' in drivers:
+        code = orig.args[0] if orig.args else None
+        if _is_a(orig, 'InterfaceError'):
+            return Failure.DISCONNECTED  # use of a closed connection
+        return _MYSQL.get(code)
+    if 'psycopg2' in drivers:
+        pgcode = getattr(orig, 'pgcode', None)
+        if pgcode is None:
+            # Errors of the client library: refused, reset, closed.
+            if _is_a(orig, 'OperationalError', 'InterfaceError'):
+                return Failure.DISCONNECTED
+            return None
+        if pgcode.startswith('08'):  # connection_exception class
+            return Failure.DISCONNECTED
+        return _POSTGRESQL.get(pgcode)
+    if 'sqlite3' in drivers:
+        code = getattr(orig, 'sqlite_errorcode', None)
+        return None if code is None else _SQLITE.get(code & 0xff)
+    return None
+
+
+def _one(exc):
+    if isinstance(exc, sa.exc.TimeoutError):
+        return Failure.DISCONNECTED  # no pooled connection came free
+    if isinstance(exc, sa.exc.DBAPIError):
+        if exc.connection_invalidated:
+            return Failure.DISCONNECTED
+        if exc.orig is not None:
+            return _driver_failure(exc.orig)
+    return None
+
+
+def classify(exc):
+    """The Failure that ``exc`` (or an exception it was raised from) is.
+
+    The chain is searched: a deadlock inside a SAVEPOINT rolls back the
+    whole transaction on MySQL, and what surfaces is then the failed
+    ROLLBACK TO SAVEPOINT, with the deadlock as its context.
+    """
+    while exc is not None:
+        failure = _one(exc)
+        if failure is not None:
+            return failure
+        exc = exc.__cause__ or exc.__context__
+    return None

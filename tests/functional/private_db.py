@@ -1,0 +1,152 @@
+"""Private MariaDB and PostgreSQL servers that a test may kill.
+
+Each runs on its own port with its own data directory under /tmp, as a
+process group of its own, so that killing it touches nothing else (never
+the machine's shared servers). The binaries come from Debian's
+mariadb-server and postgresql packages (.ci/run installs them).
+"""
+
+import glob
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+import sqlalchemy as sa
+
+
+def _free_port():
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+def _postgres_binary(name):
+    """``name`` on the PATH, else of the newest installed PostgreSQL."""
+    installed = sorted(glob.glob(f'/usr/lib/postgresql/*/bin/{name}'))
+    found = shutil.which(name) or (installed[-1] if installed else None)
+    if found is None:
+        raise RuntimeError(f'{name} not found: install postgresql')
+    return found
+
+
+class _Server:
+    """A database server process group; subclasses say how to run it."""
+
+    name = None
+
+    def __init__(self):
+        self.port = _free_port()
+        self.directory = tempfile.mkdtemp(prefix=f'placement-{self.name}-')
+        self.process = None
+        self.log = open(os.path.join(self.directory, 'server.log'), 'ab')
+
+    @property
+    def admin_url(self):
+        raise NotImplementedError
+
+    def command(self):
+        raise NotImplementedError
+
+    def start(self):
+        """Start the server and wait until it accepts connections."""
+        self.process = subprocess.Popen(
+            self.command(), stdout=self.log, stderr=subprocess.STDOUT,
+            start_new_session=True)
+        engine = sa.create_engine(self.admin_url, poolclass=sa.pool.NullPool)
+        deadline = time.monotonic() + 60
+        try:
+            while True:
+                try:
+                    with engine.connect():
+                        return
+                except sa.exc.OperationalError:
+                    if (time.monotonic() > deadline
+                            or self.process.poll() is not None):
+                        raise RuntimeError(
+                            f'{self.name} did not start; see '
+                            f'{self.directory}/server.log') from None
+                    time.sleep(0.2)
+        finally:
+            engine.dispose()
+
+    def kill(self):
+        """SIGKILL the whole server, as a crash or a lost host would."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+
+    def create_database(self, name):
+        """Create database ``name``; its URL."""
+        engine = sa.create_engine(self.admin_url,
+                                  isolation_level='AUTOCOMMIT')
+        with engine.connect() as conn:
+            conn.exec_driver_sql(f'CREATE DATABASE {name}')
+        engine.dispose()
+        return str(sa.engine.make_url(self.admin_url).set(database=name))
+
+    def destroy(self):
+        if self.process is not None and self.process.poll() is None:
+            self.kill()
+        self.log.close()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+class MariaDB(_Server):
+    name = 'mariadb'
+
+    def __init__(self):
+        super().__init__()
+        self.datadir = os.path.join(self.directory, 'data')
+        subprocess.run(
+            ['mariadb-install-db', '--no-defaults',
+             f'--datadir={self.datadir}', '--user=root',
+             '--auth-root-authentication-method=normal', '--skip-test-db'],
+            check=True, stdout=self.log, stderr=subprocess.STDOUT)
+
+    @property
+    def admin_url(self):
+        return f'mysql+pymysql://root@127.0.0.1:{self.port}/'
+
+    def command(self):
+        return ['mariadbd', '--no-defaults', f'--datadir={self.datadir}',
+                f'--port={self.port}', '--bind-address=127.0.0.1',
+                f'--socket={self.directory}/mysqld.sock', '--user=root',
+                '--skip-grant-tables', '--skip-name-resolve',
+                '--innodb-buffer-pool-size=32M', '--innodb-log-file-size=16M',
+                '--innodb-flush-log-at-trx-commit=1']
+
+
+class PostgreSQL(_Server):
+    """Run as the ``postgres`` system user: PostgreSQL refuses root."""
+
+    name = 'postgresql'
+
+    def __init__(self):
+        super().__init__()
+        self.datadir = os.path.join(self.directory, 'data')
+        shutil.chown(self.directory, 'postgres')
+        subprocess.run(
+            self._as_postgres(_postgres_binary('initdb'), '-D', self.datadir,
+                              '-A', 'trust', '-U', 'postgres', '--no-sync'),
+            check=True, stdout=self.log, stderr=subprocess.STDOUT)
+
+    @staticmethod
+    def _as_postgres(*command):
+        if os.geteuid() == 0:
+            return ['runuser', '-u', 'postgres', '--', *command]
+        return list(command)
+
+    @property
+    def admin_url(self):
+        return (f'postgresql+psycopg2://postgres@127.0.0.1:{self.port}/'
+                f'postgres')
+
+    def command(self):
+        return self._as_postgres(
+            _postgres_binary('postgres'), '-D', self.datadir,
+            '-p', str(self.port), '-k', self.directory,
+            '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off',
+            '-c', 'shared_buffers=16MB')

@@ -1,0 +1,89 @@
+"""A row lock held longer than ``lock_wait_timeout`` gives a clean 409.
+
+Another connection holds the provider's row locked (on SQLite: the
+database's write lock) while the API writes to that provider: the write
+waits ``lock_wait_timeout``, is run again, and is then answered 409
+placement.concurrent_update without changing anything, instead of
+waiting for the lock holder; reads are not blocked. Once the lock is
+released the same write succeeds.
+"""
+
+import uuid
+
+import pytest
+import sqlalchemy as sa
+
+from placement.db import models
+from tests.functional import app as app_client
+
+pytestmark = pytest.mark.db
+
+_RP = models.ResourceProvider.__table__
+
+
+@pytest.fixture
+def api(db_url):
+    application, db = app_client.build_stack(
+        db_url, placement_database__lock_wait_timeout=1,
+        placement_database__transaction_retry_count=1)
+    try:
+        yield app_client.API(application, db)
+    finally:
+        db.dispose()
+
+
+def _claim(api, rp_uuid, consumer):
+    return api.request('PUT', f'/allocations/{consumer}', body={
+        'allocations': {rp_uuid: {'resources': {'VCPU': 1}}},
+        'project_id': 'p', 'user_id': 'u', 'consumer_generation': None,
+        'consumer_type': 'INSTANCE'})
+
+
+def test_write_blocked_by_a_held_lock_is_a_clean_409(api, db):
+    rp_uuid = api.provider({'VCPU': {'total': 4}})
+    consumer = str(uuid.uuid4())
+    with db.writer() as holder:
+        holder.execute(sa.update(_RP).where(_RP.c.uuid == rp_uuid)
+                       .values(name=_RP.c.name))
+        response = _claim(api, rp_uuid, consumer)
+        assert response.status_int == 409, response.text
+        assert response.json['errors'][0]['code'] == (
+            'placement.concurrent_update')
+        inventory = api.request(
+            'PUT', f'/resource_providers/{rp_uuid}/inventories/VCPU',
+            body={'total': 8, 'resource_provider_generation': 1})
+        assert inventory.status_int == 409, inventory.text
+        assert api.request(
+            'GET', f'/resource_providers/{rp_uuid}').status_int == 200
+    assert api.request(
+        'GET', f'/allocations/{consumer}').json['allocations'] == {}
+    assert _claim(api, rp_uuid, consumer).status_int == 204
+    assert api.request(
+        'GET', f'/resource_providers/{rp_uuid}/inventories/VCPU'
+    ).json['total'] == 4
+
+
+# What each backend's sessions say with lock_wait_timeout=3 and
+# statement_timeout=30 (SQLite has no statement limit).
+_SESSION_SETTINGS = {
+    'sqlite': [('PRAGMA busy_timeout', '3000')],
+    'mysql': [('SELECT @@SESSION.innodb_lock_wait_timeout', '3'),
+              ('SELECT @@SESSION.max_statement_time', '30.0')],
+    'postgresql': [('SHOW lock_timeout', '3s'),
+                   ('SHOW statement_timeout', '30s')],
+}
+
+
+def test_every_session_has_the_configured_waits(db_url):
+    application, db = app_client.build_stack(
+        db_url, placement_database__lock_wait_timeout=3,
+        placement_database__statement_timeout=30)
+
+    def settings(conn):
+        return [(query, str(conn.exec_driver_sql(query).scalar()))
+                for query, _expected in _SESSION_SETTINGS[db.backend]]
+    try:
+        assert db.read(settings) == _SESSION_SETTINGS[db.backend]
+        assert db.write(settings) == _SESSION_SETTINGS[db.backend]
+    finally:
+        db.dispose()

@@ -1,0 +1,153 @@
+"""Which driver errors mean "run the transaction again", "database
+unavailable" or "statement timed out": one case per driver error."""
+
+import socket
+import sqlite3
+
+import psycopg2
+import psycopg2.errors
+import pymysql
+import pytest
+import sqlalchemy as sa
+
+from placement.db import failures
+
+CONTENTION = failures.Failure.CONTENTION
+DISCONNECTED = failures.Failure.DISCONNECTED
+TIMEOUT = failures.Failure.TIMEOUT
+
+
+def _wrapped(orig, kind=sa.exc.OperationalError):
+    """``orig`` as SQLAlchemy raises it from a statement."""
+    return kind('STATEMENT', {}, orig)
+
+
+def _pg_error(sqlstate):
+    """A psycopg2 error as the server sends it (pgcode is set by libpq)."""
+    base = psycopg2.errors.lookup(sqlstate)
+    return type(base.__name__, (base,), {'pgcode': sqlstate})('server says')
+
+
+@pytest.mark.parametrize('code, message, failure', [
+    (1213, 'Deadlock found when trying to get lock; try restarting '
+           'transaction', CONTENTION),
+    # A Galera certification failure, on COMMIT.
+    (1213, 'WSREP detected deadlock/conflict and aborted the transaction. '
+           'Try restarting the transaction', CONTENTION),
+    (1205, 'Lock wait timeout exceeded; try restarting transaction',
+     CONTENTION),
+    (1020, "Record has changed since last read in table 'allocations'",
+     CONTENTION),
+    (2003, "Can't connect to MySQL server on '127.0.0.1' ([Errno 111] "
+           "Connection refused)", DISCONNECTED),
+    (2006, 'MySQL server has gone away', DISCONNECTED),
+    (2013, 'Lost connection to MySQL server during query', DISCONNECTED),
+    (1053, 'Server shutdown in progress', DISCONNECTED),
+    (1927, 'Connection was killed', DISCONNECTED),
+    (1047, 'WSREP has not yet prepared node for application use',
+     DISCONNECTED),
+    (1040, 'Too many connections', DISCONNECTED),
+    (1969, 'Query execution was interrupted (max_statement_time exceeded)',
+     TIMEOUT),
+    (1062, "Duplicate entry 'x' for key 'uniq_name'", None),
+    (1452, 'Cannot add or update a child row: a foreign key constraint '
+           'fails', None),
+])
+def test_pymysql_errors(code, message, failure):
+    assert failures.classify(
+        _wrapped(pymysql.err.OperationalError(code, message))) is failure
+
+
+def test_pymysql_use_of_a_closed_connection():
+    orig = pymysql.err.InterfaceError(0, '')
+    assert failures.classify(
+        _wrapped(orig, sa.exc.InterfaceError)) is DISCONNECTED
+
+
+@pytest.mark.parametrize('sqlstate, failure', [
+    ('40P01', CONTENTION),   # deadlock_detected
+    ('40001', CONTENTION),   # serialization_failure
+    ('55P03', CONTENTION),   # lock_not_available: lock_timeout
+    ('57014', TIMEOUT),      # query_canceled: statement_timeout
+    ('57P01', DISCONNECTED),  # admin_shutdown
+    ('57P03', DISCONNECTED),  # cannot_connect_now
+    ('08006', DISCONNECTED),  # connection_failure
+    ('53300', DISCONNECTED),  # too_many_connections
+    ('23505', None),         # unique_violation
+    ('22003', None),         # numeric_value_out_of_range
+])
+def test_psycopg2_server_errors(sqlstate, failure):
+    assert failures.classify(_wrapped(_pg_error(sqlstate))) is failure
+
+
+def _closed_port():
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+def test_psycopg2_connection_refused():
+    with pytest.raises(psycopg2.OperationalError) as caught:
+        psycopg2.connect(host='127.0.0.1', port=_closed_port(),
+                         user='placement', connect_timeout=2)
+    assert caught.value.pgcode is None
+    assert failures.classify(_wrapped(caught.value)) is DISCONNECTED
+
+
+def test_pymysql_connection_refused():
+    with pytest.raises(pymysql.err.OperationalError) as caught:
+        pymysql.connect(host='127.0.0.1', port=_closed_port(),
+                        connect_timeout=2)
+    assert failures.classify(_wrapped(caught.value)) is DISCONNECTED
+
+
+def test_sqlite_busy_database(tmp_path):
+    path = tmp_path / 'busy.sqlite'
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute('BEGIN IMMEDIATE')
+    waiter = sqlite3.connect(path, isolation_level=None, timeout=0)
+    with pytest.raises(sqlite3.OperationalError) as caught:
+        waiter.execute('BEGIN IMMEDIATE')
+    holder.close()
+    waiter.close()
+    assert failures.classify(_wrapped(caught.value)) is CONTENTION
+
+
+def test_sqlite_unique_violation_is_no_failure():
+    conn = sqlite3.connect(':memory:')
+    conn.execute('CREATE TABLE t (name TEXT UNIQUE)')
+    conn.execute("INSERT INTO t VALUES ('a')")
+    with pytest.raises(sqlite3.IntegrityError) as caught:
+        conn.execute("INSERT INTO t VALUES ('a')")
+    assert failures.classify(
+        _wrapped(caught.value, sa.exc.IntegrityError)) is None
+
+
+def test_connection_invalidated_by_sqlalchemy_is_disconnected():
+    error = sa.exc.OperationalError('STATEMENT', {}, Exception('gone'),
+                                    connection_invalidated=True)
+    assert failures.classify(error) is DISCONNECTED
+
+
+def test_no_pooled_connection_free_is_disconnected():
+    assert failures.classify(sa.exc.TimeoutError('QueuePool limit')) is (
+        DISCONNECTED)
+
+
+def test_deadlock_behind_a_failed_savepoint_rollback():
+    """MySQL drops the savepoints with the deadlocked transaction."""
+    try:
+        try:
+            raise _wrapped(pymysql.err.OperationalError(
+                1213, 'Deadlock found'))
+        except sa.exc.OperationalError:
+            raise _wrapped(pymysql.err.OperationalError(
+                1305, 'SAVEPOINT sa_1 does not exist')) from None
+    except sa.exc.OperationalError as exc:
+        error = exc
+    # "from None" hides the context from tracebacks, not from the chain.
+    assert failures.classify(error) is CONTENTION
+
+
+def test_other_exceptions_are_no_failure():
+    assert failures.classify(ValueError('no database')) is None
