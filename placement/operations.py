@@ -11,8 +11,10 @@ middleware lets its unauthenticated operations through, and the OpenAPI
 document (:mod:`placement.openapi`) is generated from it. The handlers
 still enforce the policy rule, check Accept and Content-Type and pick
 their body schema (the same objects of :mod:`placement.schemas`)
-themselves: here is what they do, and ``tests/conformance`` checks the
-running service against the document.
+themselves: here is what they do.
+``tests/functional/test_operation_media_types.py`` checks the declared
+406/415 behaviour and ``tests/conformance`` (schemathesis) the running
+service against the document.
 
 Ranges are inclusive pairs of :mod:`placement.microversion` names;
 ``None`` as the upper end means "to the newest microversion".
