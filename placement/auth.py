@@ -1,14 +1,16 @@
 """Authentication middleware: keystone, or noauth2 for tests.
 
-The version document (``/``) and the reports' web page and its assets
-(``/reports``, ``/reports/``, ``/reports/static/...``) need no
-authentication: the page asks its user for a token for the JSON reports.
+The operations the table marks public (the version document, the OpenAPI
+document, the reports' web page) and the page's assets
+(``/reports/static/...``) never need authentication: the page asks its
+user for a token for the JSON reports.
 """
 
 import webob.dec
 import webob.exc
 from keystonemiddleware import auth_token
 
+from placement import operations
 from placement import wsgi_wrapper
 
 # Keystone flattens implied roles into the token; noauth2 does the same.
@@ -19,13 +21,13 @@ _IMPLIED_ROLES = {
 }
 
 
-_PUBLIC_PATHS = ('', '/', '/reports', '/reports/')
+#: The reports' page assets, public like the page itself.
 _PUBLIC_PREFIX = '/reports/static/'
 
 
 def _is_public(environ):
     path = environ.get('PATH_INFO', '')
-    return path in _PUBLIC_PATHS or path.startswith(_PUBLIC_PREFIX)
+    return path in operations.PUBLIC_PATHS or path.startswith(_PUBLIC_PREFIX)
 
 
 def _expand_roles(roles):

@@ -10,7 +10,7 @@ server ``--db-url`` names (a URL without a database name, as
 ``PLACEMENT_TEST_DB_URL``), dropped at exit. A small world is created
 through the API: a provider tree, a sharing provider, inventories,
 traits, aggregates, a custom resource class and consumers with
-allocations. Then every route of ``placement.handler.ROUTE_DECLARATIONS``
+allocations. Then every operation of ``placement.operations.OPERATIONS``
 gets ``--count`` requests in all, each a valid request for a random
 microversion (none, each 1.x, ``latest``) with one or two mutations: of
 the JSON body, the query string, a path variable, a header or the
@@ -45,8 +45,8 @@ import uuid
 import sqlalchemy as sa
 import webob.acceptparse
 
-from placement import handler
 from placement import microversion
+from placement import operations
 from placement.db import models
 from tests import database
 from tests.functional import app
@@ -966,10 +966,9 @@ class Fuzzer:
             'method': MethodMutator(self.world),
         }
         self.targets = [
-            (template, method)
-            for template, methods in handler.ROUTE_DECLARATIONS.items()
-            for method in methods
-            if route_filter is None or route_filter in template]
+            (operation.path, operation.method)
+            for operation in operations.OPERATIONS
+            if route_filter is None or route_filter in operation.path]
         if not self.targets:
             raise SystemExit(f'No route matches {route_filter!r}')
         self.findings = {}

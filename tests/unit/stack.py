@@ -12,8 +12,8 @@ import webob
 from oslo_middleware import request_id
 
 from placement import deploy
-from placement import handler
 from placement import microversion_middleware
+from placement import operations
 from placement import policy
 from placement.conf import loading
 
@@ -37,12 +37,12 @@ def call(application, path='/', version='latest', headers=None, **kwargs):
     return req.get_response(wrap(application))
 
 
-def service(monkeypatch, routes, **overrides):
-    """The deployed stack, noauth2, routing ``routes`` (a route table).
+def service(monkeypatch, table, **overrides):
+    """The deployed stack, noauth2, routing ``table`` (of Operations).
 
     ``overrides`` are ``group__option=value`` configuration overrides.
     """
-    monkeypatch.setattr(handler, 'ROUTE_DECLARATIONS', routes)
+    monkeypatch.setattr(operations, 'OPERATIONS', table)
     conf = loading.new_conf()
     conf([], project='placement', default_config_files=[])
     conf.set_override('auth_strategy', 'noauth2', group='api')

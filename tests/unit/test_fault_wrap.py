@@ -11,7 +11,7 @@ import pytest
 import sqlalchemy as sa
 import webob
 
-from placement import handler
+from placement import operations
 from placement import wsgi_wrapper
 from placement.db import failures
 from tests.unit import stack
@@ -47,13 +47,13 @@ def _connection_refused(req):
 
 @pytest.fixture
 def app(monkeypatch):
-    return stack.service(monkeypatch, {
-        '/': {'GET': handler.Route(_refused)},
-        '/broken': {'GET': handler.Route(_broken)},
-        '/broken-unwrapped': {'GET': handler.Route(_unwrapped_broken)},
-        '/away': {'GET': handler.Route(_database_away)},
-        '/refused': {'GET': handler.Route(_connection_refused)},
-    })
+    return stack.service(monkeypatch, (
+        operations.Operation('GET', '/', _refused),
+        operations.Operation('GET', '/broken', _broken),
+        operations.Operation('GET', '/broken-unwrapped', _unwrapped_broken),
+        operations.Operation('GET', '/away', _database_away),
+        operations.Operation('GET', '/refused', _connection_refused),
+    ))
 
 
 def _get(app, path, version='latest'):

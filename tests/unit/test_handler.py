@@ -5,6 +5,8 @@ where the route says so)."""
 import pytest
 
 from placement import handler
+from placement import microversion
+from placement import operations
 from placement import util
 from placement import wsgi_wrapper
 from tests.unit import stack
@@ -21,23 +23,25 @@ def _collection(req):
     return util.json_response(req, {'method': req.method})
 
 
-ROUTES = {
-    '/widgets': {
-        'GET': handler.Route(_collection),
-        'POST': handler.Route(_collection, '1.5'),
-        'DELETE': handler.Route(_collection, '1.7', too_early_status=405),
-    },
-    '/widgets/{name}': {
-        'GET': handler.Route(_echo, '1.10'),
-        'PUT': handler.Route(_echo, '1.10'),
-        'DELETE': handler.Route(_echo, '1.12'),
-    },
-}
+TABLE = (
+    operations.Operation('GET', '/widgets', _collection),
+    operations.Operation('POST', '/widgets', _collection,
+                         versions=operations.since(microversion.v1(5))),
+    operations.Operation('DELETE', '/widgets', _collection,
+                         versions=operations.since(microversion.v1(7)),
+                         too_early_status=405),
+    operations.Operation('GET', '/widgets/{name}', _echo,
+                         versions=operations.since(microversion.v1(10))),
+    operations.Operation('PUT', '/widgets/{name}', _echo,
+                         versions=operations.since(microversion.v1(10))),
+    operations.Operation('DELETE', '/widgets/{name}', _echo,
+                         versions=operations.since(microversion.v1(12))),
+)
 
 
 @pytest.fixture
 def router():
-    return handler.PlacementHandler(ROUTES)
+    return handler.PlacementHandler(TABLE)
 
 
 def test_route_dispatch_with_path_argument(router):
@@ -102,7 +106,9 @@ def test_allow_lists_every_declared_method_whatever_the_version(router):
 
 
 def test_default_table_has_the_version_document():
-    assert handler.ROUTE_DECLARATIONS['/']['GET'].min_version == '1.0'
+    response = stack.call(handler.PlacementHandler(), '/', version='1.0')
+    assert response.status_code == 200
+    assert response.json['versions'][0]['min_version'] == '1.0'
 
 
 @pytest.mark.parametrize('method, path', [

@@ -7,7 +7,7 @@ keystone (no token at all) is tested.
 import pytest
 import webob
 
-from placement import handler
+from placement import operations
 from placement.handlers import root
 from tests.unit import stack
 
@@ -18,8 +18,8 @@ _KEYSTONE = 'http://keystone.example.com/identity'
 def app(monkeypatch):
     return stack.service(
         monkeypatch,
-        {'/': {'GET': handler.Route(root.home)},
-         '/resource_providers': {'GET': handler.Route(root.home)}},
+        (operations.Operation('GET', '/', root.home),
+         operations.Operation('GET', '/resource_providers', root.home)),
         api__auth_strategy='keystone',
         keystone_authtoken__www_authenticate_uri=_KEYSTONE)
 

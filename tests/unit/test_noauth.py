@@ -6,7 +6,7 @@ A handler in the deployed stack reports the context it was given.
 import pytest
 import webob
 
-from placement import handler
+from placement import operations
 from placement import util
 from placement import wsgi_wrapper
 from tests.unit import stack
@@ -31,10 +31,10 @@ def _whoami(req):
 
 @pytest.fixture
 def app(monkeypatch):
-    return stack.service(monkeypatch, {
-        '/': {'GET': handler.Route(_whoami)},
-        '/whoami': {'GET': handler.Route(_whoami)},
-    })
+    return stack.service(monkeypatch, (
+        operations.Operation('GET', '/', _whoami),
+        operations.Operation('GET', '/whoami', _whoami),
+    ))
 
 
 def _whoami_as(app, token=None, path='/whoami', **headers):

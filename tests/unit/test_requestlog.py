@@ -6,7 +6,7 @@ import pytest
 import webob
 from oslo_log import formatters
 
-from placement import handler
+from placement import operations
 from placement import util
 from placement import wsgi_wrapper
 from placement.conf import loading
@@ -25,10 +25,10 @@ def _broken(req):
 
 @pytest.fixture
 def app(monkeypatch):
-    return stack.service(monkeypatch, {
-        '/ok': {'GET': handler.Route(_ok)},
-        '/broken': {'GET': handler.Route(_broken)},
-    })
+    return stack.service(monkeypatch, (
+        operations.Operation('GET', '/ok', _ok),
+        operations.Operation('GET', '/broken', _broken),
+    ))
 
 
 def _request_lines(app, caplog, path, **headers):

@@ -1,0 +1,20 @@
+"""GET /openapi.json: the OpenAPI document; no authentication needed."""
+
+import functools
+
+from placement import util
+from placement import wsgi_wrapper
+
+
+@functools.cache
+def _document():
+    # Imported here: the document is generated from the operation table,
+    # which imports this module for its handler.
+    from placement import openapi
+    return openapi.document()
+
+
+@wsgi_wrapper.PlacementWsgify
+@util.check_accept(util.JSON)
+def get_document(req):
+    return util.json_response(req, _document())

@@ -1,0 +1,647 @@
+"""The Placement API, one entry per operation (method + URL).
+
+An :class:`Operation` is the whole contract of one method of one URL:
+its handler, the microversions it exists at, the policy rule it
+enforces, the media types it takes and gives, its query parameters and
+request body schemas per microversion range, its success responses per
+microversion range and the error statuses and codes it can answer.
+
+The router (:mod:`placement.handler`) routes by this table, the auth
+middleware lets its unauthenticated operations through, and the OpenAPI
+document (:mod:`placement.openapi`) is generated from it. The handlers
+still enforce the policy rule, check Accept and Content-Type and pick
+their body schema (the same objects of :mod:`placement.schemas`)
+themselves: here is what they do.
+``tests/functional/test_operation_media_types.py`` checks the declared
+406/415 behaviour and ``tests/conformance`` (schemathesis) the running
+service against the document.
+
+Ranges are inclusive pairs of :mod:`placement.microversion` names;
+``None`` as the upper end means "to the newest microversion".
+"""
+
+import dataclasses
+import typing
+
+from placement import errors
+from placement import microversion as mv
+from placement.handlers import aggregate
+from placement.handlers import allocation
+from placement.handlers import allocation_candidate
+from placement.handlers import api_document
+from placement.handlers import inventory
+from placement.handlers import provider_trait
+from placement.handlers import reports
+from placement.handlers import reshaper
+from placement.handlers import resource_class
+from placement.handlers import resource_provider
+from placement.handlers import root
+from placement.handlers import trait
+from placement.handlers import usage
+from placement.policies import aggregate as aggregate_policies
+from placement.policies import allocation as allocation_policies
+from placement.policies import allocation_candidate as candidate_policies
+from placement.policies import inventory as inventory_policies
+from placement.policies import reports as report_policies
+from placement.policies import reshaper as reshaper_policies
+from placement.policies import resource_class as resource_class_policies
+from placement.policies import resource_provider as provider_policies
+from placement.policies import trait as trait_policies
+from placement.policies import usage as usage_policies
+from placement.schemas import aggregate as aggregate_schema
+from placement.schemas import allocation as allocation_schema
+from placement.schemas import inventory as inventory_schema
+from placement.schemas import provider_trait as provider_trait_schema
+from placement.schemas import reshaper as reshaper_schema
+from placement.schemas import resource_class as resource_class_schema
+from placement.schemas import resource_provider as provider_schema
+from placement.schemas import response
+from placement.schemas import usage as usage_schema
+
+JSON = 'application/json'
+
+
+@dataclasses.dataclass(frozen=True)
+class Versions:
+    """An inclusive microversion range; ``last`` None: up to the newest."""
+    first: typing.Any = mv.BASE
+    last: typing.Any = None
+
+    def __contains__(self, version):
+        return self.first <= version and (
+            self.last is None or version <= self.last)
+
+
+ALL = Versions()
+
+
+def since(first):
+    return Versions(first)
+
+
+def before(version):
+    """The microversions older than ``version`` (from 1.0)."""
+    return Versions(mv.BASE, mv.v1(version.minor - 1))
+
+
+def between(first, next_first):
+    """From ``first`` to the microversion before ``next_first``."""
+    return Versions(first, mv.v1(next_first.minor - 1))
+
+
+@dataclasses.dataclass(frozen=True)
+class QueryParam:
+    name: str
+    description: str
+    #: The schema of one value (query values are strings).
+    schema: dict = dataclasses.field(
+        default_factory=lambda: {'type': 'string'})
+    versions: Versions = ALL
+    required: bool = False
+    #: From which microversion the parameter may be given more than once.
+    repeatable_since: typing.Any = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Body:
+    """The request body schema over a microversion range."""
+    schema: dict
+    versions: Versions = ALL
+
+
+@dataclasses.dataclass(frozen=True)
+class Response:
+    """A success status and its body schema (None: no body) over a range."""
+    status: int
+    schema: dict | None = None
+    versions: Versions = ALL
+    #: Response headers that carry meaning (e.g. Location of a creation).
+    headers: tuple = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class Operation:
+    method: str
+    path: str
+    handler: typing.Callable
+    summary: str = ''
+    #: The oslo.policy rule enforced (None where ``authenticated`` is not).
+    policy: str | None = None
+    #: False: served without a token (the auth middleware lets it through).
+    authenticated: bool = True
+    #: The microversions at which the operation exists.
+    versions: Versions = ALL
+    #: The status before ``versions.first``: 404 (the URL does not exist
+    #: yet) or 405 (the URL exists, this method does not yet).
+    too_early_status: int = 404
+    #: The media types of the request body (415 for others); () no body.
+    consumes: tuple = ()
+    #: The media types the Accept header must allow (else 406), and of
+    #: the success bodies; () where the handler does not check Accept.
+    produces: tuple = (JSON,)
+    query: tuple = ()
+    bodies: tuple = ()
+    responses: tuple = ()
+    #: ``{status: (code, ...)}`` of the errors this operation answers
+    #: besides those of every operation (:data:`COMMON_ERRORS`).
+    errors: dict = dataclasses.field(default_factory=dict)
+
+
+#: Errors any operation may answer: a malformed OpenStack-API-Version
+#: (400) or an unsupported one (406), and, behind authentication, no or
+#: a bad token (401) and a refused policy rule (403).
+COMMON_ERRORS = {400: (errors.DEFAULT,), 406: (errors.DEFAULT,)}
+AUTH_ERRORS = {401: (errors.DEFAULT,), 403: (errors.DEFAULT,)}
+
+#: The variables of the URL templates: ``(description, schema, example)``.
+#: The examples name what ``tests/conformance`` creates before its run.
+EXAMPLE_PROVIDER = 'b8c3c3c4-8e26-4e1a-9b8a-2b6c9f1f4a11'
+EXAMPLE_CONSUMER = '6a2b4c1e-3d5f-4e7a-8b9c-0d1e2f3a4b5c'
+EXAMPLE_NAME = 'CUSTOM_GOLD'
+PATH_PARAMETERS = {
+    'uuid': ('The uuid of a resource provider.', {'type': 'string'},
+             EXAMPLE_PROVIDER),
+    'consumer_uuid': ('The uuid of a consumer.', {'type': 'string'},
+                      EXAMPLE_CONSUMER),
+    'resource_class': ('The name of a resource class.', {'type': 'string'},
+                       'VCPU'),
+    'name': ('The name of a resource class or trait.', {'type': 'string'},
+             EXAMPLE_NAME),
+}
+
+_BAD = (errors.DEFAULT,)
+_NOT_FOUND = {404: _BAD}
+_BAD_BODY = {400: _BAD, 415: _BAD}
+_CONFLICT = (errors.DEFAULT, errors.CONCURRENT_UPDATE)
+_INVENTORY_CONFLICT = (*_CONFLICT, errors.INVENTORY_INUSE)
+_QUERY_ERRORS = (errors.DEFAULT, errors.ILLEGAL_DUPLICATE_QUERYPARAM,
+                 errors.QUERYPARAM_BAD_VALUE, errors.QUERYPARAM_MISSING_VALUE)
+
+
+def _per_minor(build, first, *changes):
+    """Body variants of ``build(minor)``, which changes at ``changes``."""
+    starts = (first, *changes)
+    return tuple(
+        Body(build(start.minor),
+             Versions(start, None if following is None
+                      else mv.v1(following.minor - 1)))
+        for start, following in zip(starts, (*changes, None), strict=True))
+
+
+_MEMBER_OF = ('An aggregate uuid, or ``in:`` and a comma-separated list '
+              'of them (member of any); ``!`` in front forbids (from 1.32).')
+_REQUIRED = ('Comma-separated trait names a provider must have; ``!`` in '
+             'front forbids (from 1.22), ``in:`` lists alternatives '
+             '(from 1.39).')
+_RESOURCES = ('Comma-separated ``CLASS:AMOUNT`` pairs, e.g. '
+              '``VCPU:4,MEMORY_MB:2048``.')
+_GRANULAR = (' From 1.25 the group parameters ``resources``, ``required``, '
+             '``member_of`` and ``in_tree`` may carry a suffix (digits; '
+             'from 1.33 up to 64 of ``[a-zA-Z0-9_-]``) that makes a '
+             'request group of its own.')
+
+_PROVIDER_RESPONSE = (
+    Response(200, response.PROVIDER, before(mv.NESTED_PROVIDERS)),
+    Response(200, response.PROVIDER_V1_14, since(mv.NESTED_PROVIDERS)),
+)
+_AGGREGATES_RESPONSE = (
+    Response(200, response.AGGREGATES,
+             between(mv.AGGREGATES, mv.AGGREGATES_GENERATION)),
+    Response(200, response.AGGREGATES_V1_19,
+             since(mv.AGGREGATES_GENERATION)),
+)
+_CREATED = ('Location',)
+
+OPERATIONS = (
+    Operation(
+        'GET', '/', root.home, 'The version document.',
+        authenticated=False,
+        responses=(Response(200, response.VERSIONS),)),
+    Operation(
+        'GET', '/openapi.json', api_document.get_document,
+        'This OpenAPI document.', authenticated=False,
+        responses=(Response(200, {'type': 'object'}),)),
+
+    # Resource providers.
+    Operation(
+        'GET', '/resource_providers',
+        resource_provider.list_resource_providers,
+        'List resource providers, optionally filtered.',
+        policy=provider_policies.LIST,
+        query=(
+            QueryParam('name', 'The exact name of a provider.'),
+            QueryParam('uuid', 'The uuid of a provider.'),
+            QueryParam('member_of', _MEMBER_OF, versions=since(mv.MEMBER_OF),
+                       repeatable_since=mv.REPEATED_MEMBER_OF),
+            QueryParam('resources', _RESOURCES + ' Providers with the '
+                       'capacity for all of them.',
+                       versions=since(mv.RESOURCES_FILTER)),
+            QueryParam('in_tree', 'The uuid of a provider: only the '
+                       'providers of its tree.',
+                       versions=since(mv.NESTED_PROVIDERS)),
+            QueryParam('required', _REQUIRED,
+                       versions=since(mv.PROVIDERS_TRAITS),
+                       repeatable_since=mv.ANY_TRAITS),
+        ),
+        responses=(
+            Response(200, response.PROVIDERS, before(mv.NESTED_PROVIDERS)),
+            Response(200, response.PROVIDERS_V1_14,
+                     since(mv.NESTED_PROVIDERS)),
+        ),
+        errors={400: _QUERY_ERRORS}),
+    Operation(
+        'POST', '/resource_providers',
+        resource_provider.create_resource_provider,
+        'Create a resource provider.',
+        policy=provider_policies.CREATE, consumes=(JSON,),
+        bodies=(
+            Body(provider_schema.POST_RESOURCE_PROVIDER,
+                 before(mv.NESTED_PROVIDERS)),
+            Body(provider_schema.POST_RESOURCE_PROVIDER_V1_14,
+                 since(mv.NESTED_PROVIDERS)),
+        ),
+        responses=(
+            Response(201, None, before(mv.POST_PROVIDER_RETURNS_BODY),
+                     headers=_CREATED),
+            Response(200, response.PROVIDER_V1_14,
+                     since(mv.POST_PROVIDER_RETURNS_BODY),
+                     headers=_CREATED),
+        ),
+        errors={**_BAD_BODY, 409: (errors.DEFAULT, errors.DUPLICATE_NAME)}),
+    Operation(
+        'GET', '/resource_providers/{uuid}',
+        resource_provider.get_resource_provider,
+        'Show a resource provider.',
+        policy=provider_policies.SHOW,
+        responses=_PROVIDER_RESPONSE, errors=_NOT_FOUND),
+    Operation(
+        'PUT', '/resource_providers/{uuid}',
+        resource_provider.update_resource_provider,
+        'Update the name (and, from 1.14, the parent) of a provider.',
+        policy=provider_policies.UPDATE, consumes=(JSON,),
+        bodies=(
+            Body(provider_schema.PUT_RESOURCE_PROVIDER,
+                 before(mv.NESTED_PROVIDERS)),
+            Body(provider_schema.PUT_RESOURCE_PROVIDER_V1_14,
+                 since(mv.NESTED_PROVIDERS)),
+        ),
+        responses=_PROVIDER_RESPONSE,
+        errors={**_BAD_BODY, **_NOT_FOUND,
+                409: (*_CONFLICT, errors.DUPLICATE_NAME)}),
+    Operation(
+        'DELETE', '/resource_providers/{uuid}',
+        resource_provider.delete_resource_provider,
+        'Delete a resource provider without allocations or children.',
+        policy=provider_policies.DELETE, produces=(),
+        responses=(Response(204),),
+        errors={**_NOT_FOUND, 409: (
+            *_CONFLICT, errors.PROVIDER_IN_USE,
+            errors.PROVIDER_CANNOT_DELETE_PARENT)}),
+
+    # Aggregates of a provider.
+    Operation(
+        'GET', '/resource_providers/{uuid}/aggregates',
+        aggregate.get_aggregates, 'The aggregates of a provider.',
+        policy=aggregate_policies.LIST, versions=since(mv.AGGREGATES),
+        responses=_AGGREGATES_RESPONSE, errors=_NOT_FOUND),
+    Operation(
+        'PUT', '/resource_providers/{uuid}/aggregates',
+        aggregate.set_aggregates, 'Replace the aggregates of a provider.',
+        policy=aggregate_policies.UPDATE, versions=since(mv.AGGREGATES),
+        consumes=(JSON,),
+        bodies=(
+            Body(aggregate_schema.PUT_AGGREGATES_V1_1,
+                 between(mv.AGGREGATES, mv.AGGREGATES_GENERATION)),
+            Body(aggregate_schema.PUT_AGGREGATES_V1_19,
+                 since(mv.AGGREGATES_GENERATION)),
+        ),
+        responses=_AGGREGATES_RESPONSE,
+        errors={**_BAD_BODY, **_NOT_FOUND, 409: _CONFLICT}),
+
+    # Traits of a provider.
+    Operation(
+        'GET', '/resource_providers/{uuid}/traits',
+        provider_trait.get_traits, 'The traits of a provider.',
+        policy=trait_policies.RP_TRAIT_LIST, versions=since(mv.TRAITS),
+        responses=(Response(200, response.PROVIDER_TRAITS),),
+        errors=_NOT_FOUND),
+    Operation(
+        'PUT', '/resource_providers/{uuid}/traits',
+        provider_trait.set_traits, 'Replace the traits of a provider.',
+        policy=trait_policies.RP_TRAIT_UPDATE, versions=since(mv.TRAITS),
+        consumes=(JSON,),
+        bodies=(Body(provider_trait_schema.PUT_PROVIDER_TRAITS),),
+        responses=(Response(200, response.PROVIDER_TRAITS),),
+        errors={**_BAD_BODY, **_NOT_FOUND, 409: _CONFLICT}),
+    Operation(
+        'DELETE', '/resource_providers/{uuid}/traits',
+        provider_trait.delete_traits, 'Remove every trait of a provider.',
+        policy=trait_policies.RP_TRAIT_DELETE, versions=since(mv.TRAITS),
+        produces=(), responses=(Response(204),),
+        errors={**_NOT_FOUND, 409: _CONFLICT}),
+
+    # Inventories of a provider.
+    Operation(
+        'GET', '/resource_providers/{uuid}/inventories',
+        inventory.list_inventories, 'The inventories of a provider.',
+        policy=inventory_policies.LIST,
+        responses=(Response(200, response.INVENTORIES),),
+        errors=_NOT_FOUND),
+    Operation(
+        'PUT', '/resource_providers/{uuid}/inventories',
+        inventory.set_inventories, 'Replace the inventories of a provider.',
+        policy=inventory_policies.UPDATE, consumes=(JSON,),
+        bodies=(Body(inventory_schema.PUT_INVENTORIES),),
+        responses=(Response(200, response.INVENTORIES),),
+        errors={**_BAD_BODY, **_NOT_FOUND, 409: _INVENTORY_CONFLICT}),
+    Operation(
+        'POST', '/resource_providers/{uuid}/inventories',
+        inventory.create_inventory, 'Add an inventory to a provider.',
+        policy=inventory_policies.CREATE, consumes=(JSON,),
+        bodies=(Body(inventory_schema.POST_INVENTORY),),
+        responses=(Response(201, response.INVENTORY, headers=_CREATED),),
+        errors={**_BAD_BODY, **_NOT_FOUND, 409: _CONFLICT}),
+    Operation(
+        'DELETE', '/resource_providers/{uuid}/inventories',
+        inventory.delete_inventories,
+        'Delete every inventory of a provider.',
+        policy=inventory_policies.DELETE,
+        versions=since(mv.DELETE_ALL_INVENTORIES), too_early_status=405,
+        responses=(Response(204),),
+        errors={**_NOT_FOUND, 409: _INVENTORY_CONFLICT}),
+    Operation(
+        'GET', '/resource_providers/{uuid}/inventories/{resource_class}',
+        inventory.get_inventory, 'One inventory of a provider.',
+        policy=inventory_policies.SHOW,
+        responses=(Response(200, response.INVENTORY),), errors=_NOT_FOUND),
+    Operation(
+        'PUT', '/resource_providers/{uuid}/inventories/{resource_class}',
+        inventory.update_inventory, 'Replace one inventory of a provider.',
+        policy=inventory_policies.UPDATE, consumes=(JSON,),
+        bodies=(Body(inventory_schema.PUT_INVENTORY),),
+        responses=(Response(200, response.INVENTORY),),
+        errors={**_BAD_BODY, **_NOT_FOUND, 409: _INVENTORY_CONFLICT}),
+    Operation(
+        'DELETE', '/resource_providers/{uuid}/inventories/{resource_class}',
+        inventory.delete_inventory, 'Delete one inventory of a provider.',
+        policy=inventory_policies.DELETE, responses=(Response(204),),
+        errors={**_NOT_FOUND, 409: _INVENTORY_CONFLICT}),
+
+    # Allocations.
+    Operation(
+        'GET', '/resource_providers/{uuid}/allocations',
+        allocation.list_for_provider,
+        'The allocations against a provider, by consumer.',
+        policy=allocation_policies.RP_ALLOC_LIST,
+        responses=(
+            Response(200, response.PROVIDER_ALLOCATIONS,
+                     before(mv.CONSUMER_GENERATIONS)),
+            Response(200, response.PROVIDER_ALLOCATIONS_V1_28,
+                     since(mv.CONSUMER_GENERATIONS)),
+        ),
+        errors=_NOT_FOUND),
+    Operation(
+        'POST', '/allocations', allocation.set_allocations_for_consumers,
+        'Replace the allocations of several consumers at once.',
+        policy=allocation_policies.ALLOC_MANAGE,
+        versions=since(mv.POST_ALLOCATIONS), consumes=(JSON,),
+        bodies=_per_minor(allocation_schema.post_allocations,
+                          mv.POST_ALLOCATIONS, mv.CONSUMER_GENERATIONS,
+                          mv.MAPPINGS, mv.CONSUMER_TYPES),
+        responses=(Response(204),),
+        errors={**_BAD_BODY, 409: _CONFLICT}),
+    Operation(
+        'GET', '/allocations/{consumer_uuid}', allocation.list_for_consumer,
+        'The allocations of a consumer.',
+        policy=allocation_policies.ALLOC_LIST,
+        responses=(
+            Response(200, response.CONSUMER_ALLOCATIONS,
+                     before(mv.DICT_ALLOCATIONS)),
+            Response(200, response.CONSUMER_ALLOCATIONS_V1_12,
+                     between(mv.DICT_ALLOCATIONS, mv.CONSUMER_GENERATIONS)),
+            Response(200, response.CONSUMER_ALLOCATIONS_V1_28,
+                     between(mv.CONSUMER_GENERATIONS, mv.CONSUMER_TYPES)),
+            Response(200, response.CONSUMER_ALLOCATIONS_V1_38,
+                     since(mv.CONSUMER_TYPES)),
+        )),
+    Operation(
+        'PUT', '/allocations/{consumer_uuid}', allocation.set_allocations,
+        'Replace the allocations of a consumer.',
+        policy=allocation_policies.ALLOC_UPDATE, consumes=(JSON,),
+        bodies=_per_minor(allocation_schema.put_allocations, mv.BASE,
+                          mv.OWNER_REQUIRED, mv.DICT_ALLOCATIONS,
+                          mv.CONSUMER_GENERATIONS, mv.MAPPINGS,
+                          mv.CONSUMER_TYPES),
+        responses=(Response(204),),
+        errors={**_BAD_BODY, 409: _CONFLICT}),
+    Operation(
+        'DELETE', '/allocations/{consumer_uuid}',
+        allocation.delete_allocations,
+        'Delete every allocation of a consumer.',
+        policy=allocation_policies.ALLOC_DELETE, responses=(Response(204),),
+        errors={**_NOT_FOUND, 409: _CONFLICT}),
+    Operation(
+        'POST', '/reshaper', reshaper.reshape,
+        'Move inventories and allocations between providers atomically.',
+        policy=reshaper_policies.RESHAPE, versions=since(mv.RESHAPER),
+        consumes=(JSON,),
+        bodies=_per_minor(reshaper_schema.reshaper, mv.RESHAPER,
+                          mv.MAPPINGS, mv.CONSUMER_TYPES),
+        responses=(Response(204),),
+        errors={**_BAD_BODY,
+                400: (errors.DEFAULT, errors.RESOURCE_PROVIDER_NOT_FOUND),
+                409: _INVENTORY_CONFLICT}),
+
+    # Usages.
+    Operation(
+        'GET', '/resource_providers/{uuid}/usages',
+        usage.list_provider_usages,
+        'Per resource class, the sum of the allocations against a provider.',
+        policy=usage_policies.PROVIDER_USAGES,
+        responses=(Response(200, response.PROVIDER_USAGES),),
+        errors=_NOT_FOUND),
+    Operation(
+        'GET', '/usages', usage.list_usages,
+        "The usages of a project's (and user's) consumers.",
+        policy=usage_policies.TOTAL_USAGES, versions=since(mv.TOTAL_USAGES),
+        query=(
+            QueryParam('project_id', 'The project of the consumers.',
+                       usage_schema.QUERY_VALUES['project_id'],
+                       required=True),
+            QueryParam('user_id', 'The user of the consumers.',
+                       usage_schema.QUERY_VALUES['user_id']),
+            QueryParam('consumer_type', 'A consumer type, ``all`` or '
+                       '``unknown`` (the consumers without a type).',
+                       usage_schema.QUERY_VALUES['consumer_type'],
+                       versions=since(mv.CONSUMER_TYPES)),
+        ),
+        responses=(
+            Response(200, response.TOTAL_USAGES,
+                     between(mv.TOTAL_USAGES, mv.CONSUMER_TYPES)),
+            Response(200, response.TOTAL_USAGES_V1_38,
+                     since(mv.CONSUMER_TYPES)),
+        ),
+        errors={400: _QUERY_ERRORS}),
+
+    # Allocation candidates.
+    Operation(
+        'GET', '/allocation_candidates',
+        allocation_candidate.list_allocation_candidates,
+        'The allocations that could satisfy a request, and the providers '
+        'involved.' + _GRANULAR,
+        policy=candidate_policies.LIST,
+        versions=since(mv.ALLOCATION_CANDIDATES),
+        query=(
+            QueryParam('resources', _RESOURCES + ' Required before 1.36 '
+                       '(in one group at least).'),
+            QueryParam('required', _REQUIRED,
+                       versions=since(mv.CANDIDATES_TRAITS),
+                       repeatable_since=mv.ANY_TRAITS),
+            QueryParam('member_of', _MEMBER_OF,
+                       versions=since(mv.CANDIDATES_MEMBER_OF),
+                       repeatable_since=mv.REPEATED_MEMBER_OF),
+            QueryParam('in_tree', 'The uuid of a provider: only '
+                       'candidates from its tree.',
+                       versions=since(mv.CANDIDATES_IN_TREE)),
+            QueryParam('limit', 'At most this many allocation requests.',
+                       {'type': 'string', 'pattern': '^[1-9][0-9]*$'},
+                       versions=since(mv.CANDIDATES_LIMIT)),
+            QueryParam('group_policy', 'How suffixed groups share '
+                       'providers; required with two or more of them.',
+                       {'type': 'string', 'enum': ['none', 'isolate']},
+                       versions=since(mv.GRANULAR)),
+            QueryParam('root_required', 'Comma-separated traits the root '
+                       'provider must have (``!`` forbids).',
+                       versions=since(mv.ROOT_REQUIRED)),
+            QueryParam('same_subtree', 'Comma-separated group suffixes '
+                       'to be satisfied from one subtree.',
+                       versions=since(mv.SAME_SUBTREE),
+                       repeatable_since=mv.SAME_SUBTREE),
+        ),
+        responses=(
+            Response(200, response.CANDIDATES,
+                     between(mv.ALLOCATION_CANDIDATES, mv.DICT_ALLOCATIONS)),
+            Response(200, response.CANDIDATES_V1_12,
+                     between(mv.DICT_ALLOCATIONS, mv.CANDIDATES_TRAITS)),
+            Response(200, response.CANDIDATES_V1_17,
+                     between(mv.CANDIDATES_TRAITS, mv.NESTED_CANDIDATES)),
+            Response(200, response.CANDIDATES_V1_29,
+                     between(mv.NESTED_CANDIDATES, mv.MAPPINGS)),
+            Response(200, response.CANDIDATES_V1_34, since(mv.MAPPINGS)),
+        ),
+        errors={400: _QUERY_ERRORS}),
+
+    # Resource classes.
+    Operation(
+        'GET', '/resource_classes', resource_class.list_resource_classes,
+        'List the resource classes, standard and custom.',
+        policy=resource_class_policies.LIST,
+        versions=since(mv.RESOURCE_CLASSES),
+        responses=(Response(200, response.RESOURCE_CLASSES),)),
+    Operation(
+        'POST', '/resource_classes', resource_class.create_resource_class,
+        'Create a custom resource class.',
+        policy=resource_class_policies.CREATE,
+        versions=since(mv.RESOURCE_CLASSES), consumes=(JSON,), produces=(),
+        bodies=(Body(resource_class_schema.NAME_BODY),),
+        responses=(Response(201, headers=_CREATED),),
+        errors={**_BAD_BODY, 409: (errors.DEFAULT, errors.DUPLICATE_NAME)}),
+    Operation(
+        'GET', '/resource_classes/{name}', resource_class.get_resource_class,
+        'Show a resource class.',
+        policy=resource_class_policies.SHOW,
+        versions=since(mv.RESOURCE_CLASSES),
+        responses=(Response(200, response.RESOURCE_CLASS),),
+        errors=_NOT_FOUND),
+    Operation(
+        'PUT', '/resource_classes/{name}',
+        resource_class.update_resource_class,
+        'Before 1.7 rename a custom resource class; from 1.7 make sure it '
+        'exists (201 created, 204 already there).',
+        policy=resource_class_policies.UPDATE,
+        versions=since(mv.RESOURCE_CLASSES), consumes=(JSON,),
+        bodies=(Body(resource_class_schema.NAME_BODY,
+                     between(mv.RESOURCE_CLASSES,
+                             mv.IDEMPOTENT_RESOURCE_CLASS)),),
+        responses=(
+            Response(200, response.RESOURCE_CLASS,
+                     between(mv.RESOURCE_CLASSES,
+                             mv.IDEMPOTENT_RESOURCE_CLASS)),
+            Response(201, versions=since(mv.IDEMPOTENT_RESOURCE_CLASS),
+                     headers=_CREATED),
+            Response(204, versions=since(mv.IDEMPOTENT_RESOURCE_CLASS)),
+        ),
+        errors={**_BAD_BODY, **_NOT_FOUND,
+                409: (errors.DEFAULT, errors.DUPLICATE_NAME)}),
+    Operation(
+        'DELETE', '/resource_classes/{name}',
+        resource_class.delete_resource_class,
+        'Delete a custom resource class without inventories.',
+        policy=resource_class_policies.DELETE,
+        versions=since(mv.RESOURCE_CLASSES), produces=(),
+        responses=(Response(204),),
+        errors={400: _BAD, **_NOT_FOUND, 409: _BAD}),
+
+    # Traits.
+    Operation(
+        'GET', '/traits', trait.list_traits, 'List traits.',
+        policy=trait_policies.LIST, versions=since(mv.TRAITS),
+        query=(
+            QueryParam('name', '``in:`` and comma-separated names, or '
+                       '``startswith:`` and a prefix.'),
+            QueryParam('associated', '``true``: only traits of some '
+                       'provider; ``false``: only traits of none.',
+                       {'type': 'string', 'enum': ['true', 'false']}),
+        ),
+        responses=(Response(200, response.TRAITS),),
+        errors={400: _QUERY_ERRORS}),
+    Operation(
+        'GET', '/traits/{name}', trait.get_trait,
+        'Whether a trait exists (204).',
+        policy=trait_policies.SHOW, versions=since(mv.TRAITS), produces=(),
+        responses=(Response(204),), errors=_NOT_FOUND),
+    Operation(
+        'PUT', '/traits/{name}', trait.put_trait,
+        'Make sure a custom trait exists (201 created, 204 already there).',
+        policy=trait_policies.UPDATE, versions=since(mv.TRAITS), produces=(),
+        responses=(Response(201, headers=_CREATED), Response(204)),
+        errors={400: _BAD}),
+    Operation(
+        'DELETE', '/traits/{name}', trait.delete_trait,
+        'Delete a custom trait no provider has.',
+        policy=trait_policies.DELETE, versions=since(mv.TRAITS), produces=(),
+        responses=(Response(204),),
+        errors={400: _BAD, **_NOT_FOUND, 409: _BAD}),
+)
+
+#: The operators' reports: outside the microversioned API (no
+#: microversion needed) and so not in the OpenAPI document. The page and
+#: its assets are served without a token; the page asks for one.
+REPORTS = (
+    Operation('GET', '/reports', reports.to_page,
+              'Redirect to the reports page.', authenticated=False,
+              produces=()),
+    Operation('GET', '/reports/', reports.page, 'The reports page.',
+              authenticated=False, produces=('text/html',)),
+    Operation('GET', '/reports/static/{name}', reports.static_file,
+              'An asset of the reports page.', authenticated=False,
+              produces=()),
+    Operation('GET', '/reports/capacity', reports.get_capacity,
+              'Capacity and usage per class, in Limes\' cluster shape.',
+              policy=report_policies.CAPACITY),
+    Operation('GET', '/reports/usage', reports.list_usage,
+              'Usage per project.', policy=report_policies.USAGE),
+    Operation('GET', '/reports/usage/{project_id}',
+              reports.get_project_usage, 'Usage of one project.',
+              policy=report_policies.USAGE),
+    Operation('GET', '/reports/headroom', reports.get_headroom,
+              'How many more workloads of a shape fit.',
+              policy=report_policies.HEADROOM),
+)
+
+#: The URLs served without a token (``/`` also as the empty path); the
+#: page assets under a template path are let through by the auth
+#: middleware itself.
+PUBLIC_PATHS = frozenset(
+    {''} | {operation.path for operation in OPERATIONS + REPORTS
+            if not operation.authenticated and '{' not in operation.path})

@@ -1,0 +1,66 @@
+"""The OpenAPI document: valid OpenAPI 3.1, complete, and committed."""
+
+import pathlib
+
+import pytest
+from openapi_spec_validator import validate
+
+from placement import errors
+from placement import openapi
+from placement import operations
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DOCUMENT = openapi.document()
+
+
+def test_document_is_valid_openapi_3_1():
+    validate(DOCUMENT)
+
+
+def test_committed_copy_is_current():
+    committed = (ROOT / 'api-ref' / 'openapi.json').read_text()
+    assert committed == openapi.dumps(), (
+        'api-ref/openapi.json is stale: run python tools/gen_openapi.py')
+
+
+def test_every_operation_is_documented():
+    documented = {(method.upper(), path)
+                  for path, methods in DOCUMENT['paths'].items()
+                  for method in methods}
+    assert documented == {(op.method, op.path)
+                          for op in operations.OPERATIONS}
+
+
+def test_every_error_code_is_documented():
+    listed = {code
+              for methods in DOCUMENT['paths'].values()
+              for operation in methods.values()
+              for response in operation['responses'].values()
+              for code in response.get('x-openstack-error-codes', ())}
+    assert listed == errors.ALL_CODES
+
+
+@pytest.mark.parametrize('path, method, status', [
+    ('/resource_providers/{uuid}', 'delete', '409'),
+    ('/allocation_candidates', 'get', '400'),
+])
+def test_error_responses_carry_their_codes(path, method, status):
+    codes = DOCUMENT['paths'][path][method]['responses'][status][
+        'x-openstack-error-codes']
+    assert errors.DEFAULT in codes
+    assert len(codes) > 1
+
+
+def test_body_variants_carry_their_microversions():
+    schema = DOCUMENT['paths']['/resource_providers']['post']['requestBody'][
+        'content']['application/json']['schema']
+    ranges = [branch['x-openstack-microversion'] for branch in schema['anyOf']]
+    assert ranges == [{'min': '1.0', 'max': '1.13'},
+                      {'min': '1.14', 'max': '1.39'}]
+
+
+def test_public_operations_need_no_token():
+    assert DOCUMENT['paths']['/']['get']['security'] == []
+    assert DOCUMENT['paths']['/openapi.json']['get']['security'] == []
+    assert 'security' not in DOCUMENT['paths']['/traits']['get']
+    assert DOCUMENT['security'] == [{'keystone': []}]
