@@ -63,8 +63,12 @@ def _undeclared_imports(part):
     undeclared = {}
     for path in _python_files(part):
         for module in _imported_top_level_modules(path):
+            # A module of a package not installed here (the docs'
+            # before ``pip install -r doc/requirements.txt``) is judged
+            # by its own name.
             providers = {_normalized(dist)
-                         for dist in distributions.get(module, ())}
+                         for dist in distributions.get(module, ())} or {
+                _normalized(module)}
             if not providers & declared:
                 undeclared.setdefault(module, path.relative_to(ROOT))
     return undeclared
