@@ -41,7 +41,7 @@ _RP_AGG = models.ResourceProviderAggregate.__table__
 _RP_TRAIT = models.ResourceProviderTrait.__table__
 
 # How often a tree change is run again when trees move under it.
-_TREE_MOVED_RETRIES = 4
+_TREE_MOVED_RETRIES = 10
 
 
 def canonical_uuid(value):
