@@ -15,6 +15,7 @@ import webob.exc
 
 from placement import microversion
 from placement import operations
+from placement import query
 from placement import wsgi_wrapper
 
 
@@ -105,4 +106,5 @@ class PlacementHandler:
                 f'The method specified is not allowed for this resource. '
                 f'Allowed: {allow}', headers=[('Allow', allow)])
         req.environ['wsgiorg.routing_args'] = ((), match)
+        req.environ[query.ENVIRON] = query.parse(route, req)
         return route.handler(req)

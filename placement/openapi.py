@@ -10,7 +10,9 @@ ends the range earlier):
 - on the operation: the microversions at which it exists (before
   ``min`` it is 404, or 405 where the operation says so);
 - on a query parameter: the microversions that accept it (before, it is
-  400);
+  400); a group parameter of GET /allocation_candidates lists in
+  ``x-openstack-group-suffix`` the suffixes its name may carry (a
+  request group of its own), each with its microversions;
 - on each branch of a request or response body schema that changes with
   the microversion: the body is an ``anyOf`` of the variants, each
   branch saying when it applies;
@@ -79,12 +81,18 @@ def _parameters(operation):
             schema = {'type': 'array', 'items': schema}
             description += (f' May be repeated from '
                             f'{param.repeatable_since}.')
-        parameters.append({
+        parameter = {
             'name': param.name, 'in': 'query', 'required': param.required,
             'description': description, 'schema': schema,
             'style': 'form', 'explode': True,
             'x-openstack-microversion': _range(param.versions),
-        })
+        }
+        if param.suffixes:
+            parameter['x-openstack-group-suffix'] = [
+                {'pattern': f'^{suffix}$',
+                 'x-openstack-microversion': _range(versions)}
+                for versions, suffix in param.suffixes]
+        parameters.append(parameter)
     return parameters
 
 

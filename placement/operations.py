@@ -8,7 +8,8 @@ microversion range and the error statuses and codes it can answer.
 
 The router (:mod:`placement.handler`) routes by this table, the auth
 middleware lets its unauthenticated operations through, and the OpenAPI
-document (:mod:`placement.openapi`) is generated from it. The handlers
+document (:mod:`placement.openapi`) is generated from it, and the
+query string is validated by it (:mod:`placement.query`). The handlers
 still enforce the policy rule, check Accept and Content-Type and pick
 their body schema (the same objects of :mod:`placement.schemas`)
 themselves: here is what they do.
@@ -25,6 +26,7 @@ import typing
 
 from placement import errors
 from placement import microversion as mv
+from placement import query
 from placement.handlers import aggregate
 from placement.handlers import allocation
 from placement.handlers import allocation_candidate
@@ -48,6 +50,7 @@ from placement.policies import resource_class as resource_class_policies
 from placement.policies import resource_provider as provider_policies
 from placement.policies import trait as trait_policies
 from placement.policies import usage as usage_policies
+from placement.reports import documents
 from placement.schemas import aggregate as aggregate_schema
 from placement.schemas import allocation as allocation_schema
 from placement.schemas import inventory as inventory_schema
@@ -91,6 +94,8 @@ def between(first, next_first):
 
 @dataclasses.dataclass(frozen=True)
 class QueryParam:
+    """A query parameter: :mod:`placement.query` builds the JSON schema
+    of the query string from these and validates it."""
     name: str
     description: str
     #: The schema of one value (query values are strings).
@@ -98,8 +103,18 @@ class QueryParam:
         default_factory=lambda: {'type': 'string'})
     versions: Versions = ALL
     required: bool = False
-    #: From which microversion the parameter may be given more than once.
+    #: From which microversion every value of a repeated parameter counts.
+    #: Such a parameter is parsed as the list of its values at every
+    #: microversion (what a repetition means before: its parser's call).
     repeatable_since: typing.Any = None
+    #: Without ``repeatable_since``: which value of a repetition counts,
+    #: :data:`placement.query.LAST` or ``FIRST``, or ``ONCE`` (400).
+    repeated: str = query.ONCE
+    #: The error code of a value that fails ``schema`` (from 1.23).
+    code: str = errors.DEFAULT
+    #: ``(Versions, pattern)`` pairs: at those microversions the name may
+    #: also end in a suffix matching ``pattern`` (a request group).
+    suffixes: tuple = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -195,6 +210,13 @@ _REQUIRED = ('Comma-separated trait names a provider must have; ``!`` in '
              '(from 1.39).')
 _RESOURCES = ('Comma-separated ``CLASS:AMOUNT`` pairs, e.g. '
               '``VCPU:4,MEMORY_MB:2048``.')
+_UUID = {'type': 'string', 'format': 'uuid'}
+#: The suffixes of granular request groups: digits from 1.25, up to 64
+#: of ``[a-zA-Z0-9_-]`` from 1.33.
+_GROUP_SUFFIXES = (
+    (between(mv.GRANULAR, mv.STRING_SUFFIXES), '[1-9][0-9]*'),
+    (since(mv.STRING_SUFFIXES), '[a-zA-Z0-9_-]{1,64}'),
+)
 _GRANULAR = (' From 1.25 the group parameters ``resources``, ``required``, '
              '``member_of`` and ``in_tree`` may carry a suffix (digits; '
              'from 1.33 up to 64 of ``[a-zA-Z0-9_-]``) that makes a '
@@ -229,16 +251,20 @@ OPERATIONS = (
         'List resource providers, optionally filtered.',
         policy=provider_policies.LIST,
         query=(
-            QueryParam('name', 'The exact name of a provider.'),
-            QueryParam('uuid', 'The uuid of a provider.'),
+            QueryParam('name', 'The exact name of a provider.',
+                       repeated=query.LAST),
+            QueryParam('uuid', 'The uuid of a provider.', _UUID,
+                       repeated=query.LAST),
             QueryParam('member_of', _MEMBER_OF, versions=since(mv.MEMBER_OF),
                        repeatable_since=mv.REPEATED_MEMBER_OF),
             QueryParam('resources', _RESOURCES + ' Providers with the '
                        'capacity for all of them.',
-                       versions=since(mv.RESOURCES_FILTER)),
+                       versions=since(mv.RESOURCES_FILTER),
+                       repeated=query.LAST),
             QueryParam('in_tree', 'The uuid of a provider: only the '
-                       'providers of its tree.',
-                       versions=since(mv.NESTED_PROVIDERS)),
+                       'providers of its tree.', _UUID,
+                       versions=since(mv.NESTED_PROVIDERS),
+                       repeated=query.LAST),
             QueryParam('required', _REQUIRED,
                        versions=since(mv.PROVIDERS_TRAITS),
                        repeatable_since=mv.ANY_TRAITS),
@@ -467,13 +493,15 @@ OPERATIONS = (
         query=(
             QueryParam('project_id', 'The project of the consumers.',
                        usage_schema.QUERY_VALUES['project_id'],
-                       required=True),
+                       required=True, code=errors.QUERYPARAM_BAD_VALUE),
             QueryParam('user_id', 'The user of the consumers.',
-                       usage_schema.QUERY_VALUES['user_id']),
+                       usage_schema.QUERY_VALUES['user_id'],
+                       code=errors.QUERYPARAM_BAD_VALUE),
             QueryParam('consumer_type', 'A consumer type, ``all`` or '
                        '``unknown`` (the consumers without a type).',
                        usage_schema.QUERY_VALUES['consumer_type'],
-                       versions=since(mv.CONSUMER_TYPES)),
+                       versions=since(mv.CONSUMER_TYPES),
+                       code=errors.QUERYPARAM_BAD_VALUE),
         ),
         responses=(
             Response(200, response.TOTAL_USAGES,
@@ -493,23 +521,29 @@ OPERATIONS = (
         versions=since(mv.ALLOCATION_CANDIDATES),
         query=(
             QueryParam('resources', _RESOURCES + ' Required before 1.36 '
-                       '(in one group at least).'),
+                       '(in one group at least).', repeated=query.LAST,
+                       suffixes=_GROUP_SUFFIXES),
             QueryParam('required', _REQUIRED,
                        versions=since(mv.CANDIDATES_TRAITS),
-                       repeatable_since=mv.ANY_TRAITS),
+                       repeatable_since=mv.ANY_TRAITS,
+                       suffixes=_GROUP_SUFFIXES),
             QueryParam('member_of', _MEMBER_OF,
                        versions=since(mv.CANDIDATES_MEMBER_OF),
-                       repeatable_since=mv.REPEATED_MEMBER_OF),
+                       repeatable_since=mv.REPEATED_MEMBER_OF,
+                       suffixes=_GROUP_SUFFIXES),
             QueryParam('in_tree', 'The uuid of a provider: only '
-                       'candidates from its tree.',
-                       versions=since(mv.CANDIDATES_IN_TREE)),
+                       'candidates from its tree.', _UUID,
+                       versions=since(mv.CANDIDATES_IN_TREE),
+                       repeated=query.LAST,
+                       suffixes=_GROUP_SUFFIXES),
             QueryParam('limit', 'At most this many allocation requests.',
-                       {'type': 'string', 'pattern': '^[1-9][0-9]*$'},
-                       versions=since(mv.CANDIDATES_LIMIT)),
+                       {'type': 'string', 'pattern': '^[1-9]([0-9]+)?$'},
+                       versions=since(mv.CANDIDATES_LIMIT),
+                       repeated=query.FIRST),
             QueryParam('group_policy', 'How suffixed groups share '
                        'providers; required with two or more of them.',
                        {'type': 'string', 'enum': ['none', 'isolate']},
-                       versions=since(mv.GRANULAR)),
+                       versions=since(mv.GRANULAR), repeated=query.FIRST),
             QueryParam('root_required', 'Comma-separated traits the root '
                        'provider must have (``!`` forbids).',
                        versions=since(mv.ROOT_REQUIRED)),
@@ -590,8 +624,8 @@ OPERATIONS = (
             QueryParam('name', '``in:`` and comma-separated names, or '
                        '``startswith:`` and a prefix.'),
             QueryParam('associated', '``true``: only traits of some '
-                       'provider; ``false``: only traits of none.',
-                       {'type': 'string', 'enum': ['true', 'false']}),
+                       'provider; ``false``: only traits of none (in any '
+                       'case).'),
         ),
         responses=(Response(200, response.TRAITS),),
         errors={400: _QUERY_ERRORS}),
@@ -614,6 +648,29 @@ OPERATIONS = (
         errors={400: _BAD, **_NOT_FOUND, 409: _BAD}),
 )
 
+_REPORT_ARGUMENTS = {
+    'service': 'A service whose resources to show (repeatable).',
+    'area': 'An area whose resources to show (repeatable).',
+    'resource': 'A resource class to show (repeatable).',
+    'member_of': _MEMBER_OF,
+    'in_tree': 'The uuid of a provider: only its tree.',
+    'detail': 'Given (any value): per-provider detail.',
+    'sort': 'The resource class to sort projects by.',
+    'resources': _RESOURCES + ' The shape of one workload.',
+    'required': _REQUIRED,
+}
+
+
+def _report_query(names):
+    """The query parameters of a report: ``names`` of
+    :mod:`placement.reports.documents`, repeatable as the CLI's."""
+    return tuple(
+        QueryParam(name, _REPORT_ARGUMENTS[name],
+                   repeatable_since=(mv.BASE if name in documents.REPEATABLE
+                                     else None))
+        for name in sorted(names))
+
+
 #: The operators' reports: outside the microversioned API (no
 #: microversion needed) and so not in the OpenAPI document. The page and
 #: its assets are served without a token; the page asks for one.
@@ -628,15 +685,19 @@ REPORTS = (
               produces=()),
     Operation('GET', '/reports/capacity', reports.get_capacity,
               'Capacity and usage per class, in Limes\' cluster shape.',
-              policy=report_policies.CAPACITY),
+              policy=report_policies.CAPACITY,
+              query=_report_query(documents.CAPACITY_ARGUMENTS)),
     Operation('GET', '/reports/usage', reports.list_usage,
-              'Usage per project.', policy=report_policies.USAGE),
+              'Usage per project.', policy=report_policies.USAGE,
+              query=_report_query(documents.USAGE_ARGUMENTS)),
     Operation('GET', '/reports/usage/{project_id}',
               reports.get_project_usage, 'Usage of one project.',
-              policy=report_policies.USAGE),
+              policy=report_policies.USAGE,
+              query=_report_query(documents.PROJECT_USAGE_ARGUMENTS)),
     Operation('GET', '/reports/headroom', reports.get_headroom,
               'How many more workloads of a shape fit.',
-              policy=report_policies.HEADROOM),
+              policy=report_policies.HEADROOM,
+              query=_report_query(documents.HEADROOM_ARGUMENTS)),
 )
 
 #: The URLs served without a token (``/`` also as the empty path); the

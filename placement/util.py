@@ -10,7 +10,6 @@ import webob.exc
 from oslo_utils import timeutils
 from oslo_utils import uuidutils
 
-from placement import errors
 from placement import exception
 from placement import microversion
 from placement import timing
@@ -175,30 +174,3 @@ def object_errors(handler):
             raise_http(exc)
     return wrapper
 
-
-def query_params(req, allowed, repeatable=()):
-    """The query string as ``{name: value}`` (a list for ``repeatable``).
-
-    Unknown parameters are 400; a parameter given twice that may appear
-    only once is 400 ``placement.query.duplicate_key``.
-    """
-    try:
-        items = list(req.GET.items())
-    except UnicodeDecodeError as exc:
-        raise webob.exc.HTTPBadRequest(
-            f'Invalid query string parameters: {exc}')
-    params = {}
-    for name, value in items:
-        if name not in allowed:
-            raise webob.exc.HTTPBadRequest(
-                f'Invalid query string parameters: {name!r} is not one '
-                f'of {", ".join(sorted(allowed))}')
-        if name in repeatable:
-            params.setdefault(name, []).append(value)
-        elif name in params:
-            raise webob.exc.HTTPBadRequest(
-                f'Query parameter {name!r} may only be given once.',
-                comment=errors.ILLEGAL_DUPLICATE_QUERYPARAM)
-        else:
-            params[name] = value
-    return params

@@ -1,69 +1,52 @@
-"""Parsing of the provider filters in query strings, by microversion.
+"""The validated query string (:mod:`placement.query`) as what the
+object layer takes: a :class:`ProviderFilter` for GET /resource_providers
+(:func:`list_filter`), a :class:`CandidateRequest` for GET
+/allocation_candidates (:func:`candidate_request`); the reports share the
+parsers of ``member_of``, ``required`` and ``resources``.
 
-``member_of`` and ``required`` have the same syntax wherever providers
-are searched; their parsers take the request for its microversion.
-
-A parameter given more than once is upstream's business: ``member_of``
-is refused before 1.24 and ``required`` takes the last value before
-1.39; from then both are ANDed. Other parameters take their last value
-(:func:`last`), some their first (:func:`first`); every value given is
-validated, also those that do not count. Whitespace around list items is
-ignored.
+The schema has checked the names and the form of the values (limit,
+group_policy, uuids); here is what the values mean, with the messages
+and codes of their own. Which value of a repeated parameter counts is
+the operation table's business, except for ``member_of`` (refused more
+than once before 1.24) and ``required`` (the last one counts before
+1.39; from then all are ANDed). Whitespace around list items and uuids
+is ignored.
 """
+
+import re
+import sys
 
 import webob.exc
 
+from placement import errors
 from placement import microversion
-from placement import util
+from placement.objects import candidate_request as request_obj
 from placement.objects import provider_filter
 from placement.objects import resource_provider
 
-# GET /resource_providers parameters and the microversion adding each.
-_PARAMS = (
-    ('name', 0),
-    ('uuid', 0),
-    ('member_of', 3),
-    ('resources', 4),
-    ('in_tree', 14),
-    ('required', 18),
-)
 _REPEATED_MEMBER_OF = 24
 _REPEATED_REQUIRED = 39
 _FORBIDDEN_TRAITS = 22
 _FORBIDDEN_AGGREGATES = 32
 _ANY_TRAITS = 39
+_NESTED = 29
+_MAPPINGS = 34
+_RESOURCELESS = 36
 _MAX_AMOUNT = 2147483647
+_GROUP_KEY = re.compile(r'(resources|required|member_of|in_tree)(.*)', re.S)
 
 
-def _bad(message):
-    return webob.exc.HTTPBadRequest(message)
+def _bad(message, code=None):
+    return webob.exc.HTTPBadRequest(message, comment=code)
 
 
 def query_uuid(name, value):
     """The canonical form of uuid query parameter ``name``; else 400."""
-    uuid = resource_provider.canonical_uuid(value)
+    uuid = resource_provider.canonical_uuid(value.strip())
     if uuid is None:
         raise _bad(f"Invalid query string parameters: Expected '{name}' "
                    f"parameter to be a valid UUID. Got: {value}")
     return uuid
-
-
-def _pick(params, name, parse, index):
-    parsed = [parse(value) for value in listed(params, name)]
-    return parsed[index] if parsed else None
-
-
-def last(params, name, parse=str):
-    """``parse`` of the last value of parameter ``name``; None if absent.
-
-    Every value is parsed, so that a bad one anywhere is 400.
-    """
-    return _pick(params, name, parse, -1)
-
-
-def first(params, name, parse=str):
-    """Like :func:`last`, the first value."""
-    return _pick(params, name, parse, 0)
 
 
 def split_list(value):
@@ -187,39 +170,175 @@ def parse_resources(value, name='resources'):
     return resources
 
 
-def optional_uuid(params, name):
-    """The canonical uuid of the last parameter ``name``, or None."""
-    return last(params, name, lambda value: query_uuid(name, value.strip()))
+def _optional_uuid(params, name):
+    """The canonical uuid of parameter ``name`` (valid), or None."""
+    value = params.get(name)
+    return value and resource_provider.canonical_uuid(value.strip())
 
 
-def listed(params, name):
-    """The values of parameter ``name`` in ``params`` as a list.
-
-    :func:`placement.util.query_params` gives a repeatable parameter as a
-    list and another one as its single value.
-    """
-    value = params.get(name, [])
-    return value if isinstance(value, list) else [value]
+def _optional_resources(params, name):
+    """The resources of the last parameter ``name``; every one given is
+    parsed, so that a bad one anywhere is 400."""
+    parsed = [parse_resources(value, name) for value in params.every(name)]
+    return parsed[-1] if parsed else {}
 
 
-def list_filter(req):
-    """The :class:`ProviderFilter` of a GET /resource_providers request."""
-    allowed = {name for name, minor in _PARAMS
-               if microversion.at_least(req, minor)}
-    # Any may be repeated (see the module's docstring).
-    params = util.query_params(req, allowed, repeatable=allowed)
+def list_filter(req, params):
+    """The :class:`ProviderFilter` of GET /resource_providers."""
     member_of, forbidden_aggregates = parse_member_of(
-        req, listed(params, 'member_of'))
+        req, params.get('member_of', []))
     # A trait both required and forbidden simply matches nothing here.
     required, forbidden_traits = parse_required(
-        req, listed(params, 'required'))
+        req, params.get('required', []))
     return provider_filter.ProviderFilter(
-        name=last(params, 'name'),
-        uuid=optional_uuid(params, 'uuid'),
-        in_tree=optional_uuid(params, 'in_tree'),
-        resources=last(params, 'resources', parse_resources) or {},
+        name=params.get('name'),
+        uuid=_optional_uuid(params, 'uuid'),
+        in_tree=_optional_uuid(params, 'in_tree'),
+        resources=_optional_resources(params, 'resources'),
         member_of=member_of,
         forbidden_aggregates=forbidden_aggregates,
         required_traits=required,
         forbidden_traits=forbidden_traits,
+    )
+
+
+# GET /allocation_candidates.
+
+def _split_key(name):
+    """``(prefix, suffix)`` of a group parameter name, else None.
+
+    ``required_NET1`` is ``('required', '_NET1')``; ``required`` is
+    ``('required', '')``.
+    """
+    match = _GROUP_KEY.fullmatch(name)
+    return match and (match[1], match[2])
+
+
+def _group(req, params, suffix):
+    """The :class:`RequestGroup` of ``suffix`` from the query ``params``."""
+    required, forbidden_traits = parse_required(
+        req, params.get(f'required{suffix}', []), f'required{suffix}')
+    conflicts = conflicting_traits(required, forbidden_traits)
+    if conflicts:
+        raise _bad(
+            f"Conflicting required and forbidden traits found in the "
+            f"following traits keys: required{suffix}: "
+            f"({', '.join(conflicts)})")
+    member_of, forbidden_aggregates = parse_member_of(
+        req, params.get(f'member_of{suffix}', []), f'member_of{suffix}')
+    return request_obj.RequestGroup(
+        suffix=suffix,
+        resources=_optional_resources(params, f'resources{suffix}'),
+        required_traits=required,
+        forbidden_traits=forbidden_traits,
+        member_of=member_of,
+        forbidden_aggregates=forbidden_aggregates,
+        in_tree=_optional_uuid(params, f'in_tree{suffix}'),
+    )
+
+
+def _groups(req, params):
+    """The request groups: the unsuffixed one (if given) first."""
+    suffixes = {key[1] for key in map(_split_key, params) if key}
+    return tuple(_group(req, params, suffix) for suffix in sorted(suffixes))
+
+
+def _limit(params):
+    """A positive integer (the schema says so); one beyond
+    ``sys.maxsize`` limits nothing more than ``sys.maxsize`` does (and
+    Python slices stop there)."""
+    value = params.get('limit')
+    return None if value is None else min(int(value), sys.maxsize)
+
+
+def _group_policy(params, groups):
+    """``group_policy``: required with more than one suffixed group."""
+    policy = params.get('group_policy')
+    if policy is None and sum(1 for group in groups if group.suffix) > 1:
+        raise _bad('The "group_policy" parameter is required when '
+                   'specifying more than one "resources{N}" parameter.')
+    return policy
+
+
+def _root_required(req, params):
+    """``(required, forbidden)`` root traits; no ``in:`` (yet) there."""
+    value = params.get('root_required')
+    if value is None:
+        return (), frozenset()
+    if value.strip().startswith('in:'):
+        raise _bad(f"Invalid query string parameters: 'in:' is not "
+                   f"supported in 'root_required'. Got: {value}",
+                   errors.QUERYPARAM_BAD_VALUE)
+    required, forbidden = parse_required(req, [value], 'root_required')
+    conflicts = conflicting_traits(required, forbidden)
+    if conflicts:
+        raise _bad(f"Conflicting required and forbidden traits found in "
+                   f"root_required: {', '.join(conflicts)}",
+                   errors.QUERYPARAM_BAD_VALUE)
+    return required, forbidden
+
+
+def _same_subtree(params, groups):
+    """Sets of suffixes; each must name a suffixed group of the request."""
+    suffixes = {group.suffix for group in groups if group.suffix}
+    subtrees = []
+    for value in params.get('same_subtree', []):
+        subtree = frozenset(split_list(value))
+        unknown = sorted(subtree - suffixes)
+        if unknown:
+            raise _bad(
+                f"Request group suffixes in 'same_subtree' must be present "
+                f"in the request. Unknown suffixes: {', '.join(unknown)}. "
+                f"Got: {value}", errors.QUERYPARAM_BAD_VALUE)
+        subtrees.append(subtree)
+    return tuple(subtrees)
+
+
+def _check_resources(req, groups, same_subtree):
+    """Some group asks for resources, and those that do not may not.
+
+    Before 1.36 every group has resources. From 1.36 a suffixed group
+    without resources is a placeholder for ``same_subtree`` and must
+    appear in one (an unsuffixed one may be any provider of the tree);
+    the errors have their specific codes from then on.
+    """
+    resourceless = microversion.at_least(req, _RESOURCELESS)
+    if not any(group.resources for group in groups):
+        raise _bad('At least one request group (`resources` or '
+                   '`resources{$S}`) is required.',
+                   errors.QUERYPARAM_MISSING_VALUE if resourceless else None)
+    if not resourceless:
+        orphans = [group.suffix or '(unsuffixed)' for group in groups
+                   if not group.resources]
+        if orphans:
+            raise _bad(f'All request groups must specify resources. Groups '
+                       f'without resources: {", ".join(orphans)}.')
+        return
+    in_subtree = set().union(*same_subtree)
+    orphans = [group.suffix for group in groups
+               if group.suffix and not group.resources
+               and group.suffix not in in_subtree]
+    if orphans:
+        raise _bad(
+            f'All resourceless suffixed request groups must be specified '
+            f'in a `same_subtree` query param: invalid resourceless '
+            f'request groups: {", ".join(orphans)}.',
+            errors.QUERYPARAM_BAD_VALUE)
+
+
+def candidate_request(req, params):
+    """The :class:`CandidateRequest` of GET /allocation_candidates."""
+    groups = _groups(req, params)
+    same_subtree = _same_subtree(params, groups)
+    _check_resources(req, groups, same_subtree)
+    root_required, root_forbidden = _root_required(req, params)
+    return request_obj.CandidateRequest(
+        groups=groups,
+        group_policy=_group_policy(params, groups),
+        limit=_limit(params),
+        root_required=root_required,
+        root_forbidden=root_forbidden,
+        same_subtree=same_subtree,
+        nested=microversion.at_least(req, _NESTED),
+        mappings=microversion.at_least(req, _MAPPINGS),
     )

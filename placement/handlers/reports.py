@@ -11,9 +11,9 @@ import mimetypes
 import webob
 import webob.exc
 
+from placement import query
 from placement import util
 from placement import wsgi_wrapper
-from placement.handlers import provider_query
 from placement.policies import reports as policies
 from placement.reports import documents
 
@@ -23,15 +23,15 @@ _ASSETS = frozenset(path.name for path in _STATIC.iterdir() if path.is_file())
 _PAGE = 'index.html'
 
 
-def _answer(req, rule, allowed, build, target=None, **kwargs):
+def _answer(req, rule, build, target=None, **kwargs):
     """The JSON document ``build`` makes of the request's arguments.
 
     The arguments are checked as every query string is (unknown ones and
     repeats of a single one are 400), then the policy ``rule`` against
     ``target`` (the requester's own project by default).
     """
-    params = util.query_params(req, allowed, documents.REPEATABLE & allowed)
-    params = {name: provider_query.listed(params, name) for name in params}
+    given = query.of(req)
+    params = {name: given.every(name) for name in given}
     context = req.environ['placement.context']
     context.can(rule, target)
     document = context.db.read(build, context.config, params, **kwargs)
@@ -42,8 +42,7 @@ def _answer(req, rule, allowed, build, target=None, **kwargs):
 @util.check_accept(util.JSON)
 @util.object_errors
 def get_capacity(req):
-    return _answer(req, policies.CAPACITY, documents.CAPACITY_ARGUMENTS,
-                   documents.capacity)
+    return _answer(req, policies.CAPACITY, documents.capacity)
 
 
 @wsgi_wrapper.PlacementWsgify
@@ -51,8 +50,7 @@ def get_capacity(req):
 @util.object_errors
 def list_usage(req):
     # No project in the target: only admins and services see them all.
-    return _answer(req, policies.USAGE, documents.USAGE_ARGUMENTS,
-                   documents.usage, {'project_id': None})
+    return _answer(req, policies.USAGE, documents.usage, {'project_id': None})
 
 
 @wsgi_wrapper.PlacementWsgify
@@ -60,17 +58,15 @@ def list_usage(req):
 @util.object_errors
 def get_project_usage(req):
     project_id = util.path_arg(req, 'project_id')
-    return _answer(req, policies.USAGE, documents.PROJECT_USAGE_ARGUMENTS,
-                   documents.project_usage, {'project_id': project_id},
-                   project_id=project_id)
+    return _answer(req, policies.USAGE, documents.project_usage,
+                   {'project_id': project_id}, project_id=project_id)
 
 
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
 @util.object_errors
 def get_headroom(req):
-    return _answer(req, policies.HEADROOM, documents.HEADROOM_ARGUMENTS,
-                   documents.headroom)
+    return _answer(req, policies.HEADROOM, documents.headroom)
 
 
 def _file_response(name):

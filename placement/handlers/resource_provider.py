@@ -3,6 +3,7 @@
 from oslo_utils import uuidutils
 
 from placement import microversion
+from placement import query
 from placement import util
 from placement import wsgi_wrapper
 from placement.handlers import provider_query
@@ -74,7 +75,7 @@ def _versioned(req, base, nested):
 def list_resource_providers(req):
     context = req.environ['placement.context']
     context.can(policies.LIST)
-    filters = provider_query.list_filter(req)
+    filters = provider_query.list_filter(req, query.of(req))
     rows = context.db.read(provider_filter.list_providers, filters)
     relations = link_relations(req)
     return util.json_response(

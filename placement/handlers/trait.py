@@ -8,6 +8,7 @@ provider are handled elsewhere.
 import jsonschema
 import webob.exc
 
+from placement import query
 from placement import util
 from placement import wsgi_wrapper
 from placement.objects import name_table
@@ -54,7 +55,7 @@ def _associated_filter(value):
 def list_traits(req):
     context = req.environ['placement.context']
     context.can(policies.LIST)
-    params = util.query_params(req, ('name', 'associated'))
+    params = query.of(req)
     filters = {}
     if 'name' in params:
         filters.update(_name_filter(params['name']))

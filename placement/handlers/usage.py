@@ -1,22 +1,15 @@
 """Handlers of usages: GET /resource_providers/{uuid}/usages, GET /usages."""
 
-import jsonschema
-import webob.exc
-
-from placement import errors
 from placement import exception
 from placement import microversion
+from placement import query
 from placement import util
 from placement import wsgi_wrapper
 from placement.objects import usage as usage_obj
 from placement.policies import usage as policies
-from placement.schemas import usage as schema
 
 # From 1.38 GET /usages filters and groups by consumer type.
 _CONSUMER_TYPES = 38
-_VALUE_CHECKERS = {
-    name: jsonschema.Draft202012Validator(value_schema)
-    for name, value_schema in schema.QUERY_VALUES.items()}
 
 
 @wsgi_wrapper.PlacementWsgify
@@ -40,24 +33,6 @@ def list_provider_usages(req):
     })
 
 
-def _usages_params(req):
-    """The validated ``project_id``, ``user_id`` and ``consumer_type``."""
-    allowed = {'project_id', 'user_id'}
-    if microversion.at_least(req, _CONSUMER_TYPES):
-        allowed.add('consumer_type')
-    params = util.query_params(req, allowed)
-    if 'project_id' not in params:
-        raise webob.exc.HTTPBadRequest(
-            "Invalid query string parameters: 'project_id' is a required "
-            "property", comment=errors.QUERYPARAM_MISSING_VALUE)
-    for name, value in params.items():
-        if not _VALUE_CHECKERS[name].is_valid(value):
-            raise webob.exc.HTTPBadRequest(
-                f'Invalid query string parameters: {name}={value!r} '
-                f'is not valid', comment=errors.QUERYPARAM_BAD_VALUE)
-    return params
-
-
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
 def list_usages(req):
@@ -68,7 +43,7 @@ def list_usages(req):
     policy target: a project reader sees its own project only.
     """
     context = req.environ['placement.context']
-    params = _usages_params(req)
+    params = query.of(req)
     project_id = params['project_id']
     user_id = params.get('user_id')
     context.can(policies.TOTAL_USAGES,

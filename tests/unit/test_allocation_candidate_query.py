@@ -13,7 +13,10 @@ import webob.exc
 
 from placement import errors
 from placement import microversion
+from placement import operations
+from placement import query
 from placement.handlers import allocation_candidate as handler
+from placement.handlers import provider_query
 from placement.objects import candidate_request as cr
 
 UUID1 = 'ffffffff-0000-4000-8000-000000000001'
@@ -29,8 +32,16 @@ def _req(query, version):
     return req
 
 
-def parse(query, version='1.39'):
-    return handler.parse_request(_req(query, version))
+_OPERATION = next(operation for operation in operations.OPERATIONS
+                  if operation.path == '/allocation_candidates')
+
+
+def parse(query_string, version='1.39'):
+    """The CandidateRequest of ``query_string``: validated as the router
+    does, then parsed."""
+    req = _req(query_string, version)
+    req.environ[query.ENVIRON] = query.parse(_OPERATION, req)
+    return provider_query.candidate_request(req, query.of(req))
 
 
 def error_code(query, version='1.39'):

@@ -40,10 +40,7 @@ def _create(req):
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept('application/json')
 def _search(req):
-    params = util.query_params(
-        req, allowed={'name', 'member_of', 'limit'},
-        repeatable={'member_of'})
-    return util.json_response(req, params)
+    return util.json_response(req, {})
 
 
 @wsgi_wrapper.PlacementWsgify
@@ -59,10 +56,6 @@ def _post(body, content_type='application/json', version='latest',
         headers['Content-Type'] = content_type
     return stack.call(_create, method='POST', body=body, version=version,
                       headers=headers)
-
-
-def _get(query, version='latest'):
-    return stack.call(_search, path='/?' + query, version=version)
 
 
 # require_content
@@ -213,57 +206,6 @@ def test_valid_json_is_returned_decoded():
     response = _post(json.dumps({'name': 'ok', 'uuid': uuid}).encode())
     assert response.status_code == 201
     assert response.json == {'name': 'ok', 'uuid': uuid}
-
-
-# query_params
-
-
-def test_allowed_parameters_are_returned():
-    response = _get('name=a&limit=3')
-    assert response.status_code == 200
-    assert response.json == {'name': 'a', 'limit': '3'}
-
-
-def test_no_parameters():
-    assert _get('').json == {}
-
-
-def test_unknown_parameter_is_400():
-    response = _get('name=a&colour=blue')
-    assert response.status_code == 400
-    error = stack.error_of(response)
-    assert "'colour'" in error['detail']
-    assert error['code'] == errors.DEFAULT
-
-
-def test_duplicate_parameter_is_400_with_its_code():
-    response = _get('name=a&name=b')
-    assert response.status_code == 400
-    error = stack.error_of(response)
-    assert "'name'" in error['detail']
-    assert error['code'] == 'placement.query.duplicate_key'
-
-
-def test_duplicate_parameter_has_no_code_before_1_23():
-    response = _get('name=a&name=b', version='1.22')
-    assert response.status_code == 400
-    assert 'code' not in stack.error_of(response)
-
-
-def test_repeatable_parameter_is_a_list():
-    response = _get('member_of=a&name=n&member_of=b')
-    assert response.status_code == 200
-    assert response.json == {'member_of': ['a', 'b'], 'name': 'n'}
-
-
-def test_repeatable_parameter_given_once_is_a_list():
-    assert _get('member_of=a').json == {'member_of': ['a']}
-
-
-def test_query_string_that_is_not_utf8_is_400():
-    response = _get('name=%ff')
-    assert response.status_code == 400
-    assert 'Invalid query string' in stack.error_of(response)['detail']
 
 
 # json_response

@@ -1,0 +1,230 @@
+"""The query string of a request, validated in one pass as upstream does.
+
+The router calls :func:`parse` once, before the handler, with the routed
+:class:`~placement.operations.Operation`; handlers read the result with
+:func:`of` (which raises the 400 of an invalid query string). The query
+parameters of an operation (:class:`~placement.operations.QueryParam`)
+make one JSON schema per microversion range (an object of string
+properties, ``patternProperties`` for suffixed group parameters,
+``additionalProperties: false``), compiled once. As upstream, the
+schema validates ``dict(req.GET)`` (the last value of a repeated
+parameter) and a failure is 400 ``Invalid query string parameters: ``
+and jsonschema's own text, which clients match. Unlike upstream the
+values of a repetition that do not count are validated too (with the
+same schema, so with the same messages), and a repeated parameter that
+may be given once only is 400 ``placement.query.duplicate_key``.
+
+What the values mean (resource amounts, traits, aggregates...) is
+checked by the parsers of :mod:`placement.handlers.provider_query` and
+of the handlers, which keep their own messages.
+"""
+
+import dataclasses
+import re
+
+import jsonschema
+import webob.exc
+from oslo_utils import uuidutils
+
+from placement import errors
+from placement import microversion
+
+ENVIRON = 'placement.query'
+#: What a parameter given more than once (and without
+#: ``repeatable_since``) means: its last value counts, its first, or it
+#: is 400 ``placement.query.duplicate_key``. Every value is validated.
+LAST = 'last'
+FIRST = 'first'
+ONCE = 'once'
+_PREFIX = 'Invalid query string parameters: '
+_FORMAT_CHECKER = jsonschema.FormatChecker()
+
+
+@_FORMAT_CHECKER.checks('uuid')
+def _uuid_like(value):
+    """OpenStack's "uuid-like" (no dashes, braces, ``urn:uuid:``...),
+    whitespace around it ignored: the parsers canonicalise it."""
+    return not isinstance(value, str) or uuidutils.is_uuid_like(value.strip())
+
+
+@dataclasses.dataclass(frozen=True)
+class _Compiled:
+    """The query parameters of an operation over a microversion range."""
+    schema: dict
+    #: Validates the last values; the same without ``required`` the others.
+    last: jsonschema.protocols.Validator
+    others: jsonschema.protocols.Validator
+    by_name: dict
+    #: ``(regex, QueryParam)`` of the suffixed group parameters.
+    by_pattern: tuple
+
+    def param(self, name):
+        """The :class:`QueryParam` of parameter ``name`` (one valid)."""
+        found = self.by_name.get(name)
+        if found is None:
+            found = next(param for regex, param in self.by_pattern
+                         if regex.search(name))
+        return found
+
+
+def _active(operation, version):
+    return [param for param in operation.query if version in param.versions]
+
+
+def schema(operation, version):
+    """The JSON schema of ``operation``'s query string at ``version``."""
+    properties, patterns, required = {}, {}, []
+    for param in _active(operation, version):
+        properties[param.name] = param.schema
+        for versions, suffix in param.suffixes:
+            if version in versions:
+                patterns[f'^{param.name}{suffix}$'] = param.schema
+        if param.required:
+            required.append(param.name)
+    result = {'type': 'object', 'properties': properties}
+    if patterns:
+        result['patternProperties'] = patterns
+    if required:
+        result['required'] = required
+    result['additionalProperties'] = False
+    return result
+
+
+def _compile(operation, version):
+    query_schema = schema(operation, version)
+    lenient = {key: value for key, value in query_schema.items()
+               if key != 'required'}
+    params = _active(operation, version)
+    by_pattern = tuple(
+        (re.compile(f'^{param.name}{suffix}$'), param)
+        for param in params for versions, suffix in param.suffixes
+        if version in versions)
+    return _Compiled(
+        schema=query_schema,
+        last=jsonschema.Draft202012Validator(
+            query_schema, format_checker=_FORMAT_CHECKER),
+        others=jsonschema.Draft202012Validator(
+            lenient, format_checker=_FORMAT_CHECKER),
+        by_name={param.name: param for param in params},
+        by_pattern=by_pattern)
+
+
+def _boundaries(operation):
+    """The minors at which the query schema of ``operation`` changes."""
+    ranges = [param.versions for param in operation.query]
+    ranges += [versions for param in operation.query
+               for versions, _suffix in param.suffixes]
+    minors = {operation.versions.first.minor}
+    for versions in ranges:
+        minors.add(versions.first.minor)
+        if versions.last is not None:
+            minors.add(versions.last.minor + 1)
+    return sorted(minors)
+
+
+#: ``{(method, path): [(first minor of a range, _Compiled), ...]}``,
+#: filled on the first request of each operation.
+_CACHE = {}
+
+
+def _compiled(operation, version):
+    """The :class:`_Compiled` of ``operation`` at ``version``; each
+    microversion range's is built once."""
+    key = (operation.method, operation.path)
+    ranges = _CACHE.get(key)
+    if ranges is None:
+        ranges = [(minor, _compile(operation, microversion.v1(minor)))
+                  for minor in _boundaries(operation)]
+        _CACHE[key] = ranges
+    return next(compiled for minor, compiled in reversed(ranges)
+                if minor <= version.minor)
+
+
+def _check(validator, instance, compiled):
+    error = jsonschema.exceptions.best_match(validator.iter_errors(instance))
+    if error is None:
+        return
+    if error.validator == 'required':
+        code = errors.QUERYPARAM_MISSING_VALUE
+    elif error.path and error.validator != 'additionalProperties':
+        code = compiled.param(error.path[0]).code
+    else:
+        code = errors.DEFAULT
+    raise webob.exc.HTTPBadRequest(f'{_PREFIX}{error}', comment=code)
+
+
+def _values(req):
+    """``{name: [values in order]}`` of the query string."""
+    try:
+        items = list(req.GET.items())
+    except UnicodeDecodeError as exc:
+        raise webob.exc.HTTPBadRequest(f'{_PREFIX}{exc}')
+    values = {}
+    for name, value in items:
+        values.setdefault(name, []).append(value)
+    return values
+
+
+class Params(dict):
+    """``{name: value}``, a list of values for a parameter with
+    ``repeatable_since``; :meth:`every` also has the values that do not
+    count, for the parsers that check what each means."""
+
+    def __init__(self, params=(), given=None):
+        super().__init__(params)
+        self._given = given or {}
+
+    def every(self, name):
+        """Every value of parameter ``name``, in order."""
+        return self._given.get(name, [])
+
+
+def parse(operation, req):
+    """The validated query string of ``req`` for routed ``operation``:
+    :class:`Params`, or the 400 that :func:`of` raises.
+
+    The error waits for the handler to read the query string so that,
+    as upstream, the Accept header and the policy rule (checked by the
+    handler) are answered first. An operation without query parameters
+    ignores its query string, as upstream does.
+    """
+    try:
+        return _parse(operation, req)
+    except webob.exc.HTTPBadRequest as exc:
+        return exc
+
+
+def _parse(operation, req):
+    if not operation.query:
+        return Params()
+    compiled = _compiled(operation, microversion.of(req))
+    values = _values(req)
+    _check(compiled.last, {name: given[-1] for name, given in values.items()},
+           compiled)
+    params = {}
+    for name, given in values.items():
+        param = compiled.param(name)
+        if param.repeatable_since is not None:
+            params[name] = given
+        elif len(given) > 1 and param.repeated == ONCE:
+            raise webob.exc.HTTPBadRequest(
+                f'Query parameter {name!r} may only be given once.',
+                comment=errors.ILLEGAL_DUPLICATE_QUERYPARAM)
+        else:
+            params[name] = (given[0] if param.repeated == FIRST
+                            else given[-1])
+    # The values that do not count, layer after layer.
+    depth = 2
+    while layer := {name: given[-depth] for name, given in values.items()
+                    if len(given) >= depth}:
+        _check(compiled.others, layer, compiled)
+        depth += 1
+    return Params(params, values)
+
+
+def of(req):
+    """The query parameters :func:`parse` made of ``req``; else 400."""
+    params = req.environ[ENVIRON]
+    if isinstance(params, webob.exc.HTTPBadRequest):
+        raise params
+    return params

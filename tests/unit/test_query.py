@@ -1,0 +1,217 @@
+"""The query string validation of placement.query, on the real table.
+
+Clients match the text of the 400s (issue 14): one test per jsonschema
+message family (additionalProperties, pattern, enum, the regexes of the
+suffixed group parameters, required) pins the phrase, so a refactor
+cannot lose it.
+"""
+
+import pytest
+import webob
+import webob.exc
+
+from placement import errors
+from placement import handler
+from placement import microversion
+from placement import operations
+from placement import query
+from placement import util
+from placement import wsgi_wrapper
+from tests.unit import stack
+
+PREFIX = 'Invalid query string parameters: '
+
+
+def _operation(method, path):
+    return next(operation for operation in operations.OPERATIONS
+                if (operation.method, operation.path) == (method, path))
+
+
+CANDIDATES = _operation('GET', '/allocation_candidates')
+PROVIDERS = _operation('GET', '/resource_providers')
+USAGES = _operation('GET', '/usages')
+TRAITS = _operation('GET', '/traits')
+PROVIDER = _operation('GET', '/resource_providers/{uuid}')
+
+
+def _req(query_string, version):
+    req = webob.Request.blank(f'/?{query_string}')
+    req.environ[microversion.MICROVERSION_ENVIRON] = (
+        microversion.parse(version))
+    return req
+
+
+def parse(operation, query_string, version='1.39'):
+    req = _req(query_string, version)
+    req.environ[query.ENVIRON] = query.parse(operation, req)
+    return query.of(req)
+
+
+def error(operation, query_string, version='1.39'):
+    """``(detail, code)`` of the 400 of ``query_string``."""
+    with pytest.raises(webob.exc.HTTPBadRequest) as info:
+        parse(operation, query_string, version)
+    return info.value.detail, info.value.comment
+
+
+# The message families.
+
+def test_unknown_parameter():
+    detail, code = error(CANDIDATES, 'resources=VCPU:1&colour=blue', '1.24')
+    assert detail.startswith(PREFIX)
+    assert ("Additional properties are not allowed ('colour' was "
+            "unexpected)") in detail
+    assert "Failed validating 'additionalProperties' in schema" in detail
+    assert code == errors.DEFAULT
+
+
+def test_parameter_before_its_microversion():
+    detail, _code = error(CANDIDATES, 'resources=VCPU:1&limit=1', '1.15')
+    assert "('limit' was unexpected)" in detail
+    assert parse(CANDIDATES, 'resources=VCPU:1&limit=1', '1.16') == {
+        'resources': 'VCPU:1', 'limit': '1'}
+
+
+@pytest.mark.parametrize('limit', ['0', '-1', 'abc', '01'])
+def test_pattern(limit):
+    detail, code = error(CANDIDATES, f'resources=VCPU:1&limit={limit}')
+    assert f"'{limit}' does not match '^[1-9]([0-9]+)?$'" in detail
+    assert "Failed validating 'pattern' in schema" in detail
+    assert f"On instance['limit']:\n    '{limit}'" in detail
+    assert code == errors.DEFAULT
+
+
+def test_enum():
+    detail, code = error(CANDIDATES, 'resources1=VCPU:1&group_policy=bogus')
+    assert "'bogus' is not one of ['none', 'isolate']" in detail
+    assert "Failed validating 'enum' in schema" in detail
+    assert code == errors.DEFAULT
+
+
+@pytest.mark.parametrize('name, version', [
+    ('resources1@', '1.39'), ('resources_A', '1.32'), ('resources0', '1.25'),
+    ('resources' + 'x' * 65, '1.39')])
+def test_regexes(name, version):
+    detail, code = error(CANDIDATES, f'{name}=VCPU:1', version)
+    assert f"'{name}' does not match any of the regexes: " in detail
+    assert "'^resources[1-9][0-9]*$'" in detail or (
+        "'^resources[a-zA-Z0-9_-]{1,64}$'" in detail)
+    assert code == errors.DEFAULT
+
+
+def test_suffixed_group_before_1_25_is_unexpected():
+    detail, _code = error(CANDIDATES, 'resources1=VCPU:1', '1.24')
+    assert "('resources1' was unexpected)" in detail
+
+
+def test_format_uuid():
+    detail, code = error(PROVIDERS, 'in_tree=nope', '1.14')
+    assert "'nope' is not a 'uuid'" in detail
+    assert code == errors.DEFAULT
+
+
+def test_required():
+    detail, code = error(USAGES, 'user_id=u', '1.9')
+    assert detail.startswith(PREFIX)
+    assert "'project_id' is a required property" in detail
+    assert code == errors.QUERYPARAM_MISSING_VALUE
+
+
+def test_a_bad_value_has_the_code_of_its_parameter():
+    _detail, code = error(USAGES, 'project_id=', '1.9')
+    assert code == errors.QUERYPARAM_BAD_VALUE
+
+
+# Repetitions: which value counts is the table's.
+
+def test_last_value_counts():
+    assert parse(PROVIDERS, 'name=a&name=b') == {'name': 'b'}
+
+
+def test_first_value_counts():
+    params = parse(CANDIDATES, 'resources=VCPU:1&limit=2&limit=1')
+    assert params['limit'] == '2'
+    assert params.every('limit') == ['2', '1']
+
+
+def test_repeatable_parameter_is_a_list():
+    params = parse(PROVIDERS, 'member_of=a&name=n', '1.3')
+    assert params == {'member_of': ['a'], 'name': 'n'}
+
+
+def test_a_value_that_does_not_count_is_validated():
+    detail, _code = error(CANDIDATES, 'resources=VCPU:1&limit=1&limit=0')
+    assert "'0' does not match" in detail
+    detail, _code = error(CANDIDATES,
+                          'resources=VCPU:1&limit=x&limit=y&limit=1')
+    assert "'y' does not match" in detail
+
+
+def test_parameter_given_once_only():
+    detail, code = error(TRAITS, 'name=in:A&name=in:B', '1.6')
+    assert detail == "Query parameter 'name' may only be given once."
+    assert code == errors.ILLEGAL_DUPLICATE_QUERYPARAM
+
+
+def test_operation_without_query_parameters_ignores_its_query_string():
+    assert parse(PROVIDER, 'anything=1') == {}
+
+
+# Schemas: one per microversion range, compiled once.
+
+def test_schema_shape():
+    schema = query.schema(CANDIDATES, microversion.v1(25))
+    assert schema['additionalProperties'] is False
+    assert schema['properties']['group_policy'] == {
+        'type': 'string', 'enum': ['none', 'isolate']}
+    assert '^resources[1-9][0-9]*$' in schema['patternProperties']
+    assert 'patternProperties' not in query.schema(
+        CANDIDATES, microversion.v1(24))
+
+
+def test_compiled_once_per_range():
+    def compiled(minor):
+        return query._compiled(CANDIDATES, microversion.v1(minor))
+    assert compiled(26) is compiled(30)
+    assert compiled(31) is not compiled(30)
+    assert compiled(39) is compiled(38)
+
+
+# Through the router: the 400 waits for the handler to read the query.
+
+@wsgi_wrapper.PlacementWsgify
+def _echo(req):
+    return util.json_response(req, query.of(req))
+
+
+_TABLE = (operations.Operation(
+    'GET', '/things', _echo,
+    query=(operations.QueryParam('name', 'A name.'),)),)
+
+
+def _get(query_string, version='latest'):
+    return stack.call(handler.PlacementHandler(_TABLE),
+                      path=f'/things?{query_string}', version=version)
+
+
+def test_router_gives_the_handler_its_query():
+    assert _get('name=a').json == {'name': 'a'}
+
+
+def test_router_renders_the_error_with_its_code():
+    response = _get('name=a&name=b')
+    assert response.status_code == 400
+    assert stack.error_of(response)['code'] == (
+        errors.ILLEGAL_DUPLICATE_QUERYPARAM)
+
+
+def test_no_code_before_1_23():
+    response = _get('other=1', version='1.22')
+    assert response.status_code == 400
+    assert 'code' not in stack.error_of(response)
+
+
+def test_query_string_that_is_not_utf8_is_400():
+    response = _get('name=%ff')
+    assert response.status_code == 400
+    assert PREFIX in stack.error_of(response)['detail']
