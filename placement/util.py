@@ -11,7 +11,6 @@ from oslo_utils import timeutils
 from oslo_utils import uuidutils
 
 from placement import errors
-from placement import exception
 from placement import microversion
 from placement import timing
 
@@ -158,22 +157,6 @@ def empty_response(status=204, location=None):
     if location is not None:
         response.location = location
     return response
-
-
-def raise_http(exc):
-    """Re-raise an object-layer exception as its HTTP error."""
-    raise exc.http_error(str(exc), comment=exc.code) from exc
-
-
-def object_errors(handler):
-    """Decorator: object-layer exceptions become their HTTP errors."""
-    @functools.wraps(handler)
-    def wrapper(req, *args, **kwargs):
-        try:
-            return handler(req, *args, **kwargs)
-        except exception.PlacementError as exc:
-            raise_http(exc)
-    return wrapper
 
 
 def query_params(req, allowed, repeatable=()):

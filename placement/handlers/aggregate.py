@@ -29,7 +29,6 @@ def _response(req, uuids, generation):
 
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
-@util.object_errors
 def get_aggregates(req):
     context = req.environ['placement.context']
     context.can(policies.LIST)
@@ -60,7 +59,6 @@ def _canonical_set(uuids):
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
 @util.require_content(util.JSON)
-@util.object_errors
 def set_aggregates(req):
     context = req.environ['placement.context']
     context.can(policies.UPDATE)

@@ -114,7 +114,6 @@ def _consumer_body(req, rows, consumer):
 
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
-@util.object_errors
 def list_for_consumer(req):
     """The consumer's allocations; ``{"allocations": {}}`` if none."""
     context = req.environ['placement.context']
@@ -131,7 +130,6 @@ def list_for_consumer(req):
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
 @util.require_content(util.JSON)
-@util.object_errors
 def set_allocations(req):
     """Replace the consumer's allocations (empty from 1.28: remove)."""
     context = req.environ['placement.context']
@@ -146,7 +144,6 @@ def set_allocations(req):
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
 @util.require_content(util.JSON)
-@util.object_errors
 def set_allocations_for_consumers(req):
     """POST /allocations: several consumers' allocations atomically."""
     context = req.environ['placement.context']
@@ -159,7 +156,6 @@ def set_allocations_for_consumers(req):
 
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
-@util.object_errors
 def delete_allocations(req):
     """Delete the consumer's allocations; 404 when it has none."""
     context = req.environ['placement.context']
@@ -175,7 +171,6 @@ def delete_allocations(req):
 
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
-@util.object_errors
 def list_for_provider(req):
     """The provider's allocations by consumer; 404 for no provider."""
     context = req.environ['placement.context']

@@ -336,7 +336,6 @@ def render(req, request, found):
 
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
-@util.object_errors
 def list_allocation_candidates(req):
     context = req.environ['placement.context']
     context.can(policies.LIST)

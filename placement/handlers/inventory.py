@@ -80,7 +80,6 @@ def _json_response(req, body, status, last_modified):
 
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
-@util.object_errors
 def list_inventories(req):
     context = req.environ['placement.context']
     context.can(policies.LIST)
@@ -92,7 +91,6 @@ def list_inventories(req):
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
 @util.require_content(util.JSON)
-@util.object_errors
 def set_inventories(req):
     """Replace all inventories of the provider."""
     context = req.environ['placement.context']
@@ -109,15 +107,13 @@ def set_inventories(req):
             _generation(data))
     except exception.InventoryInUse as exc:
         # Upstream's wording, which clients match.
-        raise exc.http_error(f'update conflict: {exc}',
-                             comment=exc.code) from exc
+        raise exception.InventoryInUse(f'update conflict: {exc}') from exc
     return _inventories_response(req, stored, generation)
 
 
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
 @util.require_content(util.JSON)
-@util.object_errors
 def create_inventory(req):
     """Add the inventory of one class the provider has none of."""
     context = req.environ['placement.context']
@@ -137,7 +133,6 @@ def create_inventory(req):
 
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
-@util.object_errors
 def delete_inventories(req):
     """Delete all inventories of the provider (from 1.5)."""
     context = req.environ['placement.context']
@@ -148,7 +143,6 @@ def delete_inventories(req):
 
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
-@util.object_errors
 def get_inventory(req):
     context = req.environ['placement.context']
     context.can(policies.SHOW)
@@ -161,7 +155,6 @@ def get_inventory(req):
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
 @util.require_content(util.JSON)
-@util.object_errors
 def update_inventory(req):
     """Replace the existing inventory of one class."""
     context = req.environ['placement.context']
@@ -179,7 +172,6 @@ def update_inventory(req):
 
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
-@util.object_errors
 def delete_inventory(req):
     context = req.environ['placement.context']
     context.can(policies.DELETE)

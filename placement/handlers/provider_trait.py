@@ -21,7 +21,6 @@ def _response(req, names, provider):
 
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
-@util.object_errors
 def get_traits(req):
     context = req.environ['placement.context']
     context.can(policies.RP_TRAIT_LIST)
@@ -33,7 +32,6 @@ def get_traits(req):
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
 @util.require_content(util.JSON)
-@util.object_errors
 def set_traits(req):
     context = req.environ['placement.context']
     context.can(policies.RP_TRAIT_UPDATE)
@@ -47,7 +45,6 @@ def set_traits(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.object_errors
 def delete_traits(req):
     context = req.environ['placement.context']
     context.can(policies.RP_TRAIT_DELETE)

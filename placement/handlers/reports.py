@@ -40,7 +40,6 @@ def _answer(req, rule, allowed, build, target=None, **kwargs):
 
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
-@util.object_errors
 def get_capacity(req):
     return _answer(req, policies.CAPACITY, documents.CAPACITY_ARGUMENTS,
                    documents.capacity)
@@ -48,7 +47,6 @@ def get_capacity(req):
 
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
-@util.object_errors
 def list_usage(req):
     # No project in the target: only admins and services see them all.
     return _answer(req, policies.USAGE, documents.USAGE_ARGUMENTS,
@@ -57,7 +55,6 @@ def list_usage(req):
 
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
-@util.object_errors
 def get_project_usage(req):
     project_id = util.path_arg(req, 'project_id')
     return _answer(req, policies.USAGE, documents.PROJECT_USAGE_ARGUMENTS,
@@ -67,7 +64,6 @@ def get_project_usage(req):
 
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
-@util.object_errors
 def get_headroom(req):
     return _answer(req, policies.HEADROOM, documents.HEADROOM_ARGUMENTS,
                    documents.headroom)

@@ -26,7 +26,6 @@ def _inventories(req, data):
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
 @util.require_content(util.JSON)
-@util.object_errors
 def reshape(req):
     """Replace inventories and allocations in one transaction; 204."""
     context = req.environ['placement.context']

@@ -44,7 +44,6 @@ def list_resource_classes(req):
 
 @wsgi_wrapper.PlacementWsgify
 @util.require_content('application/json')
-@util.object_errors
 def create_resource_class(req):
     context = req.environ['placement.context']
     context.can(policies.CREATE)
@@ -55,7 +54,6 @@ def create_resource_class(req):
 
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept('application/json')
-@util.object_errors
 def get_resource_class(req):
     context = req.environ['placement.context']
     context.can(policies.SHOW)
@@ -87,7 +85,6 @@ def _ensure_resource_class(req, context, name):
 
 @util.check_accept('application/json')
 @util.require_content('application/json')
-@util.object_errors
 def _rename_resource_class(req, context, name):
     new_name = util.extract_json(req.body, schema.NAME_BODY)['name']
     context.db.write(rc_obj.rename, name, new_name)
@@ -95,7 +92,6 @@ def _rename_resource_class(req, context, name):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.object_errors
 def delete_resource_class(req):
     context = req.environ['placement.context']
     context.can(policies.DELETE)

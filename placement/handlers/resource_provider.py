@@ -70,7 +70,6 @@ def _versioned(req, base, nested):
 
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
-@util.object_errors
 def list_resource_providers(req):
     context = req.environ['placement.context']
     context.can(policies.LIST)
@@ -86,7 +85,6 @@ def list_resource_providers(req):
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
 @util.require_content(util.JSON)
-@util.object_errors
 def create_resource_provider(req):
     context = req.environ['placement.context']
     context.can(policies.CREATE)
@@ -109,7 +107,6 @@ def create_resource_provider(req):
 
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
-@util.object_errors
 def get_resource_provider(req):
     context = req.environ['placement.context']
     context.can(policies.SHOW)
@@ -120,7 +117,6 @@ def get_resource_provider(req):
 @wsgi_wrapper.PlacementWsgify
 @util.check_accept(util.JSON)
 @util.require_content(util.JSON)
-@util.object_errors
 def update_resource_provider(req):
     context = req.environ['placement.context']
     context.can(policies.UPDATE)
@@ -141,7 +137,6 @@ def update_resource_provider(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.object_errors
 def delete_resource_provider(req):
     context = req.environ['placement.context']
     context.can(policies.DELETE)

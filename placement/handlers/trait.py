@@ -66,7 +66,6 @@ def list_traits(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.object_errors
 def get_trait(req):
     """204 when the trait exists: there is nothing more to say about it."""
     context = req.environ['placement.context']
@@ -95,7 +94,6 @@ def put_trait(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.object_errors
 def delete_trait(req):
     context = req.environ['placement.context']
     context.can(policies.DELETE)

@@ -4,7 +4,6 @@ import jsonschema
 import webob.exc
 
 from placement import errors
-from placement import exception
 from placement import microversion
 from placement import util
 from placement import wsgi_wrapper
@@ -29,11 +28,8 @@ def list_provider_usages(req):
     """
     context = req.environ['placement.context']
     context.can(policies.PROVIDER_USAGES)
-    try:
-        provider, usages = context.db.read(
-            usage_obj.of_provider_uuid, util.path_arg(req, 'uuid'))
-    except exception.PlacementError as exc:
-        util.raise_http(exc)
+    provider, usages = context.db.read(
+        usage_obj.of_provider_uuid, util.path_arg(req, 'uuid'))
     return util.json_response(req, {
         'resource_provider_generation': provider.generation,
         'usages': usages,

@@ -303,24 +303,41 @@ def test_json_response_content_type_has_no_charset():
     assert response.headers['Content-Type'] == 'application/json'
 
 
-# raise_http
+# object-layer errors
 
 
 @wsgi_wrapper.PlacementWsgify
 def _conflicting(req):
-    try:
-        raise exception.ConcurrentUpdate('generation mismatch')
-    except exception.PlacementError as exc:
-        util.raise_http(exc)
+    raise exception.ConcurrentUpdate('generation mismatch')
 
 
-def test_raise_http_renders_status_and_code():
+def test_object_error_renders_its_status_and_code():
     response = stack.call(_conflicting, version='1.23')
     assert response.status_code == 409
     error = stack.error_of(response)
+    assert error['title'] == 'Conflict'
     assert 'generation mismatch' in error['detail']
     assert error['code'] == 'placement.concurrent_update'
-    assert errors.CONCURRENT_UPDATE not in error['detail']
+
+
+def test_object_error_has_no_code_before_1_23():
+    response = stack.call(_conflicting, version='1.22')
+    assert response.status_code == 409
+    assert 'code' not in stack.error_of(response)
+
+
+@pytest.mark.parametrize('error, status', [
+    (exception.PlacementError, 400), (exception.BadRequest, 400),
+    (exception.NotFound, 404), (exception.InventoryInUse, 409),
+])
+def test_object_error_status_by_class(error, status):
+    @wsgi_wrapper.PlacementWsgify
+    def failing(req):
+        raise error('no')
+
+    response = stack.call(failing)
+    assert response.status_code == status
+    assert stack.error_of(response)['code'] == error.code
 
 
 def test_handlers_run_through_wsgi_wrapper_render_webob_errors():
