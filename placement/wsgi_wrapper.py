@@ -16,8 +16,6 @@ from placement import errors
 from placement import exception
 from placement import microversion
 
-# The first microversion whose error documents carry ``code``.
-_CODE_MIN_VERSION = (1, 23)
 # Where the code of the error being rendered is kept.
 ERROR_CODE_ENVIRON = 'placement.error_code'
 # Request headers that webob's error explanations quote (415: "media type
@@ -36,7 +34,7 @@ def _error_document(body, status, title, environ):
     if req_id:
         error['request_id'] = req_id
     version = environ.get(microversion.MICROVERSION_ENVIRON)
-    if version is not None and version >= _CODE_MIN_VERSION:
+    if version is not None and version >= microversion.ERROR_CODES:
         error['code'] = environ.get(ERROR_CODE_ENVIRON) or errors.DEFAULT
     return {'errors': [error]}
 
