@@ -1,8 +1,9 @@
 """Handlers of /resource_providers/{uuid}/inventories[/{resource_class}].
 
-A write first finds the provider (404), then validates the body (400),
-then writes in one transaction, which finds the provider again; any
-error rolls it all back.
+Before a write runs, the request checks find the provider (404, its
+``before_body``) and validate the body (400); the write is one
+transaction, which finds the provider again; any error rolls it all
+back.
 """
 
 import webob.exc
