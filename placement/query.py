@@ -1,11 +1,12 @@
 """The query string of a request, validated in one pass as upstream does.
 
-The router calls :func:`parse` once, before the handler, with the routed
-:class:`~placement.operations.Operation`; handlers read the result with
-:func:`of` (which raises the 400 of an invalid query string). The query
-parameters of an operation (:class:`~placement.operations.QueryParam`)
-make one JSON schema per microversion range (an object of string
-properties, ``patternProperties`` for suffixed group parameters,
+The router calls :func:`parse` once, with the routed
+:class:`~placement.operations.Operation`, after the request checks of
+:mod:`placement.request_checks` and before the handler, which reads the
+result with :func:`of`. The query parameters of an operation
+(:class:`~placement.operations.QueryParam`) make one JSON schema per
+microversion range (an object of string properties,
+``patternProperties`` for suffixed group parameters,
 ``additionalProperties: false``), compiled once. As upstream, the
 schema validates ``dict(req.GET)`` (the last value of a repeated
 parameter) and a failure is 400 ``Invalid query string parameters: ``
@@ -180,21 +181,12 @@ class Params(dict):
 
 
 def parse(operation, req):
-    """The validated query string of ``req`` for routed ``operation``:
-    :class:`Params`, or the 400 that :func:`of` raises.
+    """The validated query string of ``req`` for routed ``operation``,
+    as :class:`Params`; else 400.
 
-    The error waits for the handler to read the query string so that,
-    as upstream, the Accept header and the policy rule (checked by the
-    handler) are answered first. An operation without query parameters
-    ignores its query string, as upstream does.
+    An operation without query parameters ignores its query string, as
+    upstream does.
     """
-    try:
-        return _parse(operation, req)
-    except webob.exc.HTTPBadRequest as exc:
-        return exc
-
-
-def _parse(operation, req):
     if not operation.query:
         return Params()
     compiled = _compiled(operation, microversion.of(req))
@@ -223,8 +215,5 @@ def _parse(operation, req):
 
 
 def of(req):
-    """The query parameters :func:`parse` made of ``req``; else 400."""
-    params = req.environ[ENVIRON]
-    if isinstance(params, webob.exc.HTTPBadRequest):
-        raise params
-    return params
+    """The query parameters :func:`parse` made of ``req``."""
+    return req.environ[ENVIRON]

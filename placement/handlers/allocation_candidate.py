@@ -12,13 +12,12 @@ from placement import util
 from placement import wsgi_wrapper
 from placement.handlers import provider_query
 from placement.objects import allocation_candidate as candidate_obj
-from placement.policies import allocation_candidate as policies
 
-_DICT_ALLOCATIONS = 12
-_TRAITS = 17
-_ALL_INVENTORIES = 27
-_NESTED = 29
-_MAPPINGS = 34
+_DICT_ALLOCATIONS = microversion.DICT_ALLOCATIONS
+_TRAITS = microversion.CANDIDATES_TRAITS
+_ALL_INVENTORIES = microversion.ALL_INVENTORIES
+_NESTED = microversion.NESTED_CANDIDATES
+_MAPPINGS = microversion.MAPPINGS
 
 
 def _allocation_requests(req, candidates):
@@ -86,11 +85,8 @@ def render(req, request, found):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.object_errors
 def list_allocation_candidates(req):
     context = req.environ['placement.context']
-    context.can(policies.LIST)
     request = provider_query.candidate_request(req, query.of(req))
     found = context.db.read(candidate_obj.get_candidates, request,
                             context.config)

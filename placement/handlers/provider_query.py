@@ -24,14 +24,14 @@ from placement.objects import candidate_request as request_obj
 from placement.objects import provider_filter
 from placement.objects import resource_provider
 
-_REPEATED_MEMBER_OF = 24
-_REPEATED_REQUIRED = 39
-_FORBIDDEN_TRAITS = 22
-_FORBIDDEN_AGGREGATES = 32
-_ANY_TRAITS = 39
-_NESTED = 29
-_MAPPINGS = 34
-_RESOURCELESS = 36
+_REPEATED_MEMBER_OF = microversion.REPEATED_MEMBER_OF
+_REPEATED_REQUIRED = microversion.ANY_TRAITS
+_FORBIDDEN_TRAITS = microversion.FORBIDDEN_TRAITS
+_FORBIDDEN_AGGREGATES = microversion.FORBIDDEN_AGGREGATES
+_ANY_TRAITS = microversion.ANY_TRAITS
+_NESTED = microversion.NESTED_CANDIDATES
+_MAPPINGS = microversion.MAPPINGS
+_RESOURCELESS = microversion.SAME_SUBTREE
 _MAX_AMOUNT = 2147483647
 _GROUP_KEY = re.compile(r'(resources|required|member_of|in_tree)(.*)', re.S)
 

@@ -28,7 +28,8 @@ def _answer(req, rule, build, target=None, **kwargs):
 
     The arguments are checked as every query string is (unknown ones and
     repeats of a single one are 400), then the policy ``rule`` against
-    ``target`` (the requester's own project by default).
+    ``target`` (the requester's own project by default): here, not
+    before the handler (``query_before_policy`` in the operation table).
     """
     given = query.of(req)
     params = {name: given.every(name) for name in given}
@@ -39,23 +40,17 @@ def _answer(req, rule, build, target=None, **kwargs):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.object_errors
 def get_capacity(req):
     return _answer(req, policies.CAPACITY, documents.capacity)
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.object_errors
 def list_usage(req):
     # No project in the target: only admins and services see them all.
     return _answer(req, policies.USAGE, documents.usage, {'project_id': None})
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.object_errors
 def get_project_usage(req):
     project_id = util.path_arg(req, 'project_id')
     return _answer(req, policies.USAGE, documents.project_usage,
@@ -63,8 +58,6 @@ def get_project_usage(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.object_errors
 def get_headroom(req):
     return _answer(req, policies.HEADROOM, documents.headroom)
 

@@ -1,6 +1,5 @@
 """Handlers of usages: GET /resource_providers/{uuid}/usages, GET /usages."""
 
-from placement import exception
 from placement import microversion
 from placement import query
 from placement import util
@@ -8,12 +7,8 @@ from placement import wsgi_wrapper
 from placement.objects import usage as usage_obj
 from placement.policies import usage as policies
 
-# From 1.38 GET /usages filters and groups by consumer type.
-_CONSUMER_TYPES = 38
-
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
 def list_provider_usages(req):
     """Per class, the sum of the provider's allocations.
 
@@ -21,12 +16,8 @@ def list_provider_usages(req):
     question about now, not about when some record changed.
     """
     context = req.environ['placement.context']
-    context.can(policies.PROVIDER_USAGES)
-    try:
-        provider, usages = context.db.read(
-            usage_obj.of_provider_uuid, util.path_arg(req, 'uuid'))
-    except exception.PlacementError as exc:
-        util.raise_http(exc)
+    provider, usages = context.db.read(
+        usage_obj.of_provider_uuid, util.path_arg(req, 'uuid'))
     return util.json_response(req, {
         'resource_provider_generation': provider.generation,
         'usages': usages,
@@ -34,13 +25,14 @@ def list_provider_usages(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
 def list_usages(req):
     """Sums of the allocations of a project's (and user's) consumers.
 
     Before 1.38 one total per class; from 1.38 grouped by consumer type,
     each group with its ``consumer_count``. The requested project is the
-    policy target: a project reader sees its own project only.
+    policy target: a project reader sees its own project only. So the
+    rule is enforced here, after the query string is validated
+    (``query_before_policy`` in the operation table).
     """
     context = req.environ['placement.context']
     params = query.of(req)
@@ -48,7 +40,7 @@ def list_usages(req):
     user_id = params.get('user_id')
     context.can(policies.TOTAL_USAGES,
                 {'project_id': project_id, 'user_id': user_id})
-    by_type = microversion.at_least(req, _CONSUMER_TYPES)
+    by_type = microversion.at_least(req, microversion.CONSUMER_TYPES)
     consumer_type = (params.get('consumer_type') if by_type
                      else usage_obj.ALL_TYPES)
     usages = context.db.read(usage_obj.of_project, project_id, user_id,

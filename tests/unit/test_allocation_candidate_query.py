@@ -40,8 +40,8 @@ def parse(query_string, version='1.39'):
     """The CandidateRequest of ``query_string``: validated as the router
     does, then parsed."""
     req = _req(query_string, version)
-    req.environ[query.ENVIRON] = query.parse(_OPERATION, req)
-    return provider_query.candidate_request(req, query.of(req))
+    return provider_query.candidate_request(
+        req, query.parse(_OPERATION, req))
 
 
 def error_code(query, version='1.39'):

@@ -42,9 +42,7 @@ def _req(query_string, version):
 
 
 def parse(operation, query_string, version='1.39'):
-    req = _req(query_string, version)
-    req.environ[query.ENVIRON] = query.parse(operation, req)
-    return query.of(req)
+    return query.parse(operation, _req(query_string, version))
 
 
 def error(operation, query_string, version='1.39'):
@@ -177,7 +175,7 @@ def test_compiled_once_per_range():
     assert compiled(39) is compiled(38)
 
 
-# Through the router: the 400 waits for the handler to read the query.
+# Through the router.
 
 @wsgi_wrapper.PlacementWsgify
 def _echo(req):
