@@ -51,7 +51,6 @@ def _uuid_like(value):
 @dataclasses.dataclass(frozen=True)
 class _Compiled:
     """The query parameters of an operation over a microversion range."""
-    schema: dict
     #: Validates the last values; the same without ``required`` the others.
     last: jsonschema.protocols.Validator
     others: jsonschema.protocols.Validator
@@ -101,7 +100,6 @@ def _compile(operation, version):
         for param in params for versions, suffix in param.suffixes
         if version in versions)
     return _Compiled(
-        schema=query_schema,
         last=jsonschema.Draft202012Validator(
             query_schema, format_checker=_FORMAT_CHECKER),
         others=jsonschema.Draft202012Validator(
@@ -205,13 +203,28 @@ def parse(operation, req):
         else:
             params[name] = (given[0] if param.repeated == FIRST
                             else given[-1])
-    # The values that do not count, layer after layer.
-    depth = 2
-    while layer := {name: given[-depth] for name, given in values.items()
-                    if len(given) >= depth}:
-        _check(compiled.others, layer, compiled)
-        depth += 1
+    _check_others(compiled, values)
     return Params(params, values)
+
+
+def _check_others(compiled, values):
+    """Validate the values of repetitions that do not count, each
+    distinct one once, one layer of ``{name: value}`` at a time (the
+    latest first): the work grows with the values, not names x values."""
+    pending = {}
+    for name, given in values.items():
+        others = [value for value in dict.fromkeys(reversed(given[:-1]))
+                  if value != given[-1]]
+        if others:
+            pending[name] = others
+    depth = 0
+    while pending:
+        _check(compiled.others,
+               {name: others[depth] for name, others in pending.items()},
+               compiled)
+        depth += 1
+        pending = {name: others for name, others in pending.items()
+                   if len(others) > depth}
 
 
 def of(req):
