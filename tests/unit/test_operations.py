@@ -10,6 +10,7 @@ from placement import errors
 from placement import microversion
 from placement import operations
 from placement import policies
+from placement import query
 
 _OPERATIONS = operations.OPERATIONS
 _IDS = [f'{op.method} {op.path}' for op in _OPERATIONS]
@@ -96,3 +97,20 @@ def test_bodies_only_where_a_media_type_is_declared(operation):
     answers_a_body = any(response.schema is not None
                          for response in operation.responses)
     assert answers_a_body <= bool(operation.produces)
+
+
+@pytest.mark.parametrize('operation', _OPERATIONS + operations.REPORTS,
+                         ids=_IDS + [f'{op.method} {op.path}'
+                                     for op in operations.REPORTS])
+def test_query_parameters_are_well_formed(operation):
+    """One entry per name, a known repetition rule and error code, and a
+    schema for every microversion of the operation (placement.query
+    builds and compiles them)."""
+    names = [param.name for param in operation.query]
+    assert len(set(names)) == len(names)
+    for param in operation.query:
+        assert param.repeated in (query.LAST, query.FIRST, query.ONCE)
+        assert param.code in errors.ALL_CODES
+    for minor in _minors(operation):
+        schema = query.schema(operation, microversion.v1(minor))
+        assert schema['additionalProperties'] is False
