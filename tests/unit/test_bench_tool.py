@@ -3,6 +3,7 @@
 import pytest
 
 from tools import bench_allocation_candidates as bench
+from tools import bench_claims
 
 
 def test_percentile_is_nearest_rank():
@@ -60,7 +61,6 @@ def test_xlarge_puts_nodes_only_in_queried_aggregates():
 
 
 def test_claims_defaults_to_8_and_32_writers_on_the_large_set():
-    from tools import bench_claims
     args = bench_claims.parse_args(['--db', 'postgresql'])
     assert args.writers == [8, 32]
     assert args.providers == 10000
