@@ -162,7 +162,7 @@ def _read_status(pid, field):
 class Server:
     """placement-api in its own session, so that Ctrl-C reaches us only."""
 
-    def __init__(self, conf, workdir, workers, threads):
+    def __init__(self, conf, workdir, workers, threads, pythonpath=None):
         self.endpoint = f'http://127.0.0.1:{_free_port()}'
         self.log_path = os.path.join(workdir, 'server.log')
         port = self.endpoint.rsplit(':', 1)[1]
@@ -172,7 +172,9 @@ class Server:
                  '--host', '127.0.0.1', '--port', port,
                  '--workers', str(workers), '--threads', str(threads)],
                 stdout=log, stderr=subprocess.STDOUT, cwd=workdir,
-                start_new_session=True)
+                start_new_session=True,
+                env=None if pythonpath is None else {
+                    **os.environ, 'PYTHONPATH': pythonpath})
         self.workers = workers
 
     def wait_until_up(self, http, timeout=60):
@@ -220,8 +222,9 @@ class Server:
 
 
 @contextlib.contextmanager
-def running_server(conf, workdir, args, http):
-    server = Server(conf, workdir, args.workers, args.threads)
+def running_server(conf, workdir, args, http, pythonpath=None):
+    """A server; ``pythonpath``: another tree's code to serve with."""
+    server = Server(conf, workdir, args.workers, args.threads, pythonpath)
     try:
         server.wait_until_up(http)
         yield server

@@ -75,6 +75,28 @@ def over_allocations(db_url):
         engine.dispose()
 
 
+def release(db_url, project):
+    """Delete the claims of ``project``, so that the next run starts
+    from the loaded data set again."""
+    engine = sa.create_engine(db_url)
+    consumers = ("SELECT c.uuid FROM consumers c JOIN projects p "
+                 "ON p.id = c.project_id WHERE p.external_id = :project")
+    try:
+        with engine.begin() as conn:
+            uuids = list(conn.scalars(sa.text(consumers),
+                                      {'project': project}))
+            for batch in bench.chunks(uuids, 1000):
+                for table, column in (('allocations', 'consumer_id'),
+                                      ('consumers', 'uuid')):
+                    delete = sa.text(
+                        f'DELETE FROM {table} WHERE {column} IN :uuids')
+                    conn.execute(delete.bindparams(
+                        sa.bindparam('uuids', expanding=True)),
+                        {'uuids': batch})
+    finally:
+        engine.dispose()
+
+
 class Writers:
     """``writers`` threads making ``claims`` claims between them."""
 
@@ -172,13 +194,24 @@ def run(args, http):
             random.Random(args.seed).shuffle(nodes)
             hot = nodes[:args.hot_providers]
             rows = []
-            with bench.running_server(conf, workdir, args, http) as server:
-                for writers in args.writers:
-                    row = Writers(http, server.endpoint, hot, args,
-                                  writers).run()
-                    print_rows([row])
-                    rows.append(row)
-            return rows, over_allocations(db_url)
+            codes = [('this', None)]
+            if args.baseline:
+                codes.append(('baseline', args.baseline))
+            for _round in range(args.rounds):
+                for code, pythonpath in codes:
+                    with bench.running_server(conf, workdir, args, http,
+                                              pythonpath) as server:
+                        for writers in args.writers:
+                            row = Writers(http, server.endpoint, hot, args,
+                                          writers).run()
+                            row['code'] = code
+                            print_rows([row])
+                            rows.append(row)
+                            over = over_allocations(db_url)
+                            if over:
+                                return rows, over
+                            release(db_url, args.project)
+            return rows, []
     except Exception:
         bench._print_log_tail(os.path.join(workdir, 'server.log'))
         raise
@@ -187,12 +220,12 @@ def run(args, http):
 
 
 def print_rows(rows):
-    header = (f'{"writers":>7} {"claims/s":>9} {"claimed":>8} '
+    header = (f'{"code":>8} {"writers":>7} {"claims/s":>9} {"claimed":>8} '
               f'{"409 gen":>8} {"409 full":>9} {"gave up":>8} '
               f'{"seconds":>8} {"load":>5}')
     print(header)
     for r in rows:
-        print(f'{r["writers"]:>7} {r["claims_per_s"]:>9.1f} '
+        print(f'{r["code"]:>8} {r["writers"]:>7} {r["claims_per_s"]:>9.1f} '
               f'{r["claimed"]:>8} {r["conflict_409"]:>8} '
               f'{r["capacity_409"]:>9} {r["gave_up"]:>8} '
               f'{r["seconds"]:>8.1f} {r["load1"]:>5.1f}', flush=True)
@@ -208,6 +241,11 @@ def parse_args(argv):
                    help='compute nodes the claims are spread over')
     p.add_argument('--retries', type=int, default=3,
                    help='repeats of a claim after a generation 409')
+    p.add_argument('--baseline', metavar='DIR',
+                   help='also serve the same data with the code in DIR '
+                   '(a checkout to compare with), in alternate rounds')
+    p.add_argument('--rounds', type=int, default=1,
+                   help='runs of every writer count (per code)')
     args, rest = p.parse_known_args(argv)
     bench_args = bench.parse_args(rest)
     for name, value in vars(args).items():
