@@ -2,7 +2,7 @@
 
     PYTHONPATH=. .venv/bin/python -m tools.bench_claims [--db mysql]
         [--size large] [--writers 8 --writers 32] [--claims 2000]
-        [--hot-providers 200] [--json FILE]
+        [--hot-providers 200] [--baseline DIR --rounds 2] [--json FILE]
 
 Loads the flat data set of ``bench_allocation_candidates`` (same
 database, configuration and server setup: ``--workers 2 --threads 8``)
@@ -15,6 +15,12 @@ compute node, the same request again after a 409
 node after a 409 for capacity. Nodes are drawn from the
 ``--hot-providers`` first of a shuffled list, so that writers collide
 and nodes fill up as the top of a scheduler's weighed list would.
+
+``--baseline DIR`` serves the same data set, in alternate rounds, with
+the code of another checkout (its ``placement`` package first on
+``PYTHONPATH``), so that a change is compared with its baseline under
+the same load; the claims of each run are deleted (in the database)
+before the next.
 
 Reported per run: claims acknowledged per second of wall time, 409s of
 each kind, and the machine's load; at the end every provider's usage is
