@@ -179,7 +179,10 @@ def report(conn, zones, selection, scope, detail, now):
     selection.check(conn)
     names = {class_id: name for class_id, name in conn.execute(
         sa.select(RC.c.id, RC.c.name)) if selection.may_keep(name)}
-    numbers = inventory.numbers(scope.conditions(), sorted(names))
+    numbers = inventory.numbers(
+        scope.conditions(), sorted(names),
+        sorted(class_id for class_id, name in names.items()
+               if areas.fixed_area(name) is None))
     sums = _Sums(names, selection)
     if detail:
         root_zones = zones.of_roots(conn)

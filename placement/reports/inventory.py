@@ -40,23 +40,27 @@ def integer(value):
     return int(value or 0)
 
 
-def shared(provider_id):
+def shared(provider_id, *conditions):
     """1 where provider ``provider_id`` shares its inventory through its
-    aggregates (trait MISC_SHARES_VIA_AGGREGATE), else 0."""
+    aggregates (trait MISC_SHARES_VIA_AGGREGATE), else 0; only tested
+    where ``conditions`` hold."""
     sharing = (sa.select(_RP_TRAIT.c.resource_provider_id)
                .join(trait.TRAIT, trait.TRAIT.c.id == _RP_TRAIT.c.trait_id)
                .where(trait.TRAIT.c.name
                       == os_traits.MISC_SHARES_VIA_AGGREGATE))
-    return sa.case((provider_id.in_(sharing), 1), else_=0)
+    return sa.case((sa.and_(*conditions, provider_id.in_(sharing)), 1),
+                   else_=0)
 
 
-def numbers(conditions, class_ids=None):
+def numbers(conditions, class_ids=None, sharing_class_ids=()):
     """Subquery: one row per inventory of the providers in ``conditions``.
 
     Columns: ``provider_id``, ``root_id``, ``resource_class_id``,
     ``raw`` (total - reserved), ``capacity`` (⌊raw × allocation_ratio⌋),
     ``overcommitted`` (1 where the ratio is not 1), ``used`` (the sum of
-    its allocations), ``shared`` (:func:`shared`), and the inventory's
+    its allocations), ``shared`` (:func:`shared` for the classes of
+    ``sharing_class_ids``, whose area depends on it; 0 for the others, so
+    that most rows need no test), and the inventory's
     ``allocation_ratio``, ``min_unit``, ``max_unit`` and ``step_size``.
     ``class_ids`` narrows to those resource classes.
     """
@@ -72,7 +76,9 @@ def numbers(conditions, class_ids=None):
                   floor(raw * INV.c.allocation_ratio).label('capacity'),
                   sa.case((INV.c.allocation_ratio != 1, 1), else_=0)
                   .label('overcommitted'),
-                  shared(RP.c.id).label('shared'),
+                  (shared(RP.c.id, INV.c.resource_class_id.in_(
+                      sharing_class_ids)) if sharing_class_ids
+                   else sa.literal(0)).label('shared'),
                   INV.c.allocation_ratio, INV.c.min_unit, INV.c.max_unit,
                   INV.c.step_size)
         .select_from(INV)
