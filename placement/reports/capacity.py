@@ -153,7 +153,7 @@ def _roots(conn, root_zones):
              tuple(sorted(aggregates.get(root_id, ()))),
              zone.get(root_id, zones_mod.UNKNOWN))
             for name, uuid, root_id in sorted(
-                row._tuple() for row in conn.execute(
+                tuple(row) for row in conn.execute(
                     sa.select(RP.c.name, RP.c.uuid, RP.c.id).where(is_root)))]
 
 
