@@ -36,15 +36,9 @@ def _sums(numbers):
 
 
 def _total(groups):
-    """The ``_sums`` of several groups: rows that start with them."""
-    over, capacity, raw, used, *_keys = zip(*groups, strict=True)
+    """The ``_sums`` of several groups."""
+    over, capacity, raw, used = zip(*groups, strict=True)
     return max(over), sum(capacity), sum(raw), sum(used)
-
-
-def _add(found, key, sums):
-    """Add the ``_sums`` ``sums`` to ``found[key]``."""
-    known = found.get(key)
-    found[key] = sums if known is None else _total([known, sums])
 
 
 def _numbers(entry, sums, with_raw):
@@ -59,7 +53,11 @@ def _numbers(entry, sums, with_raw):
 
 class _Sums:
     """The sums of each resource ``(area, class name)``: in total, per
-    zone and (with ``detail``) per root provider id."""
+    zone and (with ``detail``) per root provider id.
+
+    A resource is one group of the statements' (class, shared) groups:
+    ``shared`` is 0 for a class whose area is fixed by name.
+    """
 
     def __init__(self, names, selection):
         self.names = names
@@ -81,11 +79,11 @@ class _Sums:
                 sa.select(*_sums(numbers), *keys).group_by(*keys)):
             key = self.key(*row[4:])
             if key is not None:
-                _add(self.totals, key, row)
+                self.totals[key] = row[:4]
         for zone, *row in zones.sums(conn, numbers, keys, _sums(numbers)):
             key = self.key(*row[4:])
             if key is not None:
-                _add(self.per_zone.setdefault(key, {}), zone, row)
+                self.per_zone.setdefault(key, {})[zone] = row[:4]
 
     def by_root(self, conn, root_zones, numbers):
         """One GROUP BY per class and root; zones and totals summed here.
@@ -105,14 +103,8 @@ class _Sums:
             per_root[row[6]] = row[:4]
         for (class_id, shared), per_root in groups.items():
             key = self.key(class_id, shared)
-            if key is None:
-                continue
-            known = self.per_root.get(key)
-            if known is None:
+            if key is not None:
                 self.per_root[key] = per_root
-                continue
-            for root_id, row in per_root.items():
-                _add(known, root_id, row)
         for key, per_root in self.per_root.items():
             self.totals[key] = _total(per_root.values())
             per_zone = {zones_mod.UNKNOWN: [
