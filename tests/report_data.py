@@ -6,15 +6,16 @@ Zones: ``az1`` is aggregate AZ1, ``az2`` aggregate AZ2 (see
 - ``cn1`` (in AZ1 and OTHER, trait HW_CPU_X86_AVX2): VCPU 16 at ratio 4
   with max_unit 32, MEMORY_MB 8192 with 512 reserved.
 - ``cn2`` (in AZ2): VCPU 8, MEMORY_MB 4096 at ratio 1.5 with step_size
-  1024.
+  1024, CUSTOM_LICENSE 4 (compute: on a compute tree).
 - ``cn3`` (in no zone: ``unknown``), no inventory itself, with children
   ``cn3-numa0`` (VCPU 4) and ``cn3-pf`` (SRIOV_NET_VF 8,
   NET_BW_EGR_KILOBIT_PER_SEC 10000).
 - ``shared-disk`` (in AZ1 and AZ2, MISC_SHARES_VIA_AGGREGATE): DISK_GB
-  1000 with 100 reserved.
+  1000 with 100 reserved, CUSTOM_LICENSE 10 (storage: shared).
 
 Allocations: project ``p1``'s INSTANCE consumer C1 holds VCPU 2 and
-MEMORY_MB 1024 on cn1 and DISK_GB 20 on shared-disk; project ``p2``'s
+MEMORY_MB 1024 on cn1 and DISK_GB 20 and CUSTOM_LICENSE 1 on
+shared-disk; project ``p2``'s
 MIGRATION consumer C2 holds VCPU 20 on cn1 (more than its raw 16) and
 its untyped consumer C3 SRIOV_NET_VF 1 on cn3-pf.
 """
@@ -47,7 +48,8 @@ _PROVIDERS = [
     ('cn2', CN2, None,
      {'VCPU': {'total': 8},
       'MEMORY_MB': {'total': 4096, 'allocation_ratio': 1.5,
-                    'step_size': 1024}},
+                    'step_size': 1024},
+      'CUSTOM_LICENSE': {'total': 4}},
      [], [AZ2]),
     ('cn3', CN3, None, {}, [], []),
     ('cn3-numa0', NUMA0, CN3, {'VCPU': {'total': 4}}, [], []),
@@ -55,14 +57,16 @@ _PROVIDERS = [
      {'SRIOV_NET_VF': {'total': 8},
       'NET_BW_EGR_KILOBIT_PER_SEC': {'total': 10000}}, [], []),
     ('shared-disk', SHARED, None,
-     {'DISK_GB': {'total': 1000, 'reserved': 100}},
+     {'DISK_GB': {'total': 1000, 'reserved': 100},
+      'CUSTOM_LICENSE': {'total': 10}},
      ['MISC_SHARES_VIA_AGGREGATE'], [AZ1, AZ2]),
 ]
 
 _ALLOCATIONS = [
     # (consumer, project, consumer type, {provider: {class: amount}})
     (C1, 'p1', 'INSTANCE',
-     {CN1: {'VCPU': 2, 'MEMORY_MB': 1024}, SHARED: {'DISK_GB': 20}}),
+     {CN1: {'VCPU': 2, 'MEMORY_MB': 1024},
+      SHARED: {'DISK_GB': 20, 'CUSTOM_LICENSE': 1}}),
     (C2, 'p2', 'MIGRATION', {CN1: {'VCPU': 20}}),
     (C3, 'p2', None, {PF: {'SRIOV_NET_VF': 1}}),
 ]
@@ -72,7 +76,8 @@ def _call(app, method, path, body, version='latest'):
     req = webob.Request.blank(path, method=method, headers={
         'X-Auth-Token': 'admin', 'Content-Type': 'application/json',
         'OpenStack-API-Version': f'placement {version}'})
-    req.body = json.dumps(body).encode('utf-8')
+    if body is not None:
+        req.body = json.dumps(body).encode('utf-8')
     response = req.get_response(app)
     assert response.status_int < 300, (path, response.text)
 
@@ -92,6 +97,7 @@ def _allocate(app, consumer, project, consumer_type, allocations):
 
 def load(app):
     """Create the providers and allocations above through ``app``."""
+    _call(app, 'PUT', '/resource_classes/CUSTOM_LICENSE', None)
     for name, uuid, parent, inventories, traits, aggregates in _PROVIDERS:
         _call(app, 'POST', '/resource_providers',
               {'name': name, 'uuid': uuid, 'parent_provider_uuid': parent})

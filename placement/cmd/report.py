@@ -50,36 +50,44 @@ def _table(headers, rows):
 
 
 def _capacity_tables(document):
-    headers = ['Resource', 'Unit', 'Zone', 'Capacity', 'Raw capacity',
-               'Usage', 'Free']
+    """One row per resource and zone; with --detail one per resource and
+    tree. A class can be a resource of two services (areas)."""
+    headers = ['Service', 'Resource', 'Unit', 'Zone', 'Capacity',
+               'Raw capacity', 'Usage', 'Free']
     rows, subcapacities = [], []
     for service in document['cluster']['services']:
         for resource in service['resources']:
             for zone, numbers in [('(all)', resource),
                                   *[(entry['name'], entry) for entry in
                                     resource['per_availability_zone']]]:
-                rows.append([resource['name'], resource.get('unit', ''),
-                             zone, numbers['capacity'],
+                rows.append([service['type'], resource['name'],
+                             resource.get('unit', ''), zone,
+                             numbers['capacity'],
                              numbers.get('raw_capacity', ''),
                              numbers['usage'],
                              numbers['capacity'] - numbers['usage']])
             for sub in resource.get('subcapacities', ()):
                 subcapacities.append([
-                    sub['name'], resource['name'], sub['zone'],
-                    sub['capacity'], sub.get('raw_capacity', ''),
-                    sub['usage'], ' '.join(sub['traits'])])
+                    sub['name'], service['type'], resource['name'],
+                    sub['zone'], sub['capacity'],
+                    sub.get('raw_capacity', ''), sub['usage'],
+                    ' '.join(sub['traits'])])
     tables = [_table(headers, rows)]
     if subcapacities:
-        tables.append(_table(['Provider', 'Resource', 'Zone', 'Capacity',
-                              'Raw capacity', 'Usage', 'Traits'],
-                             subcapacities))
+        tables.append(_table(['Provider', 'Service', 'Resource', 'Zone',
+                              'Capacity', 'Raw capacity', 'Usage',
+                              'Traits'], subcapacities))
     return tables
 
 
 def _usage_of(project):
-    return {resource['name']: resource['usage']
-            for service in project['services']
-            for resource in service['resources']}
+    """``{class name: usage}``, summed over the services of a class."""
+    usage = {}
+    for service in project['services']:
+        for resource in service['resources']:
+            usage[resource['name']] = (usage.get(resource['name'], 0)
+                                       + resource['usage'])
+    return usage
 
 
 def _usage_tables(document):

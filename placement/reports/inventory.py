@@ -6,15 +6,18 @@ provider into Python (except ``detail``, whose answer has one entry per
 provider tree anyway).
 """
 
+import os_traits
 import sqlalchemy as sa
 from sqlalchemy.ext import compiler
 from sqlalchemy.sql import functions
 
 from placement.db import models
+from placement.objects import trait
 from placement.reports import scope as scope_mod
 
 INV = models.Inventory.__table__
 _ALLOC = models.Allocation.__table__
+_RP_TRAIT = models.ResourceProviderTrait.__table__
 RP = scope_mod.RP
 
 
@@ -37,15 +40,29 @@ def integer(value):
     return int(value or 0)
 
 
-def numbers(conditions, class_ids=None):
+def shared(provider_id, *conditions):
+    """1 where provider ``provider_id`` shares its inventory through its
+    aggregates (trait MISC_SHARES_VIA_AGGREGATE), else 0; only tested
+    where ``conditions`` hold."""
+    sharing = (sa.select(_RP_TRAIT.c.resource_provider_id)
+               .join(trait.TRAIT, trait.TRAIT.c.id == _RP_TRAIT.c.trait_id)
+               .where(trait.TRAIT.c.name
+                      == os_traits.MISC_SHARES_VIA_AGGREGATE))
+    return sa.case((sa.and_(*conditions, provider_id.in_(sharing)), 1),
+                   else_=0)
+
+
+def numbers(conditions, class_ids=None, sharing_class_ids=()):
     """Subquery: one row per inventory of the providers in ``conditions``.
 
     Columns: ``provider_id``, ``root_id``, ``resource_class_id``,
     ``raw`` (total - reserved), ``capacity`` (⌊raw × allocation_ratio⌋),
     ``overcommitted`` (1 where the ratio is not 1), ``used`` (the sum of
-    its allocations), and the inventory's ``allocation_ratio``,
-    ``min_unit``, ``max_unit`` and ``step_size``. ``class_ids`` narrows
-    to those resource classes.
+    its allocations), ``shared`` (:func:`shared` for the classes of
+    ``sharing_class_ids``, whose area depends on it; 0 for the others, so
+    that most rows need no test), and the inventory's
+    ``allocation_ratio``, ``min_unit``, ``max_unit`` and ``step_size``.
+    ``class_ids`` narrows to those resource classes.
     """
     used = sa.select(_ALLOC.c.resource_provider_id,
                      _ALLOC.c.resource_class_id,
@@ -59,6 +76,9 @@ def numbers(conditions, class_ids=None):
                   floor(raw * INV.c.allocation_ratio).label('capacity'),
                   sa.case((INV.c.allocation_ratio != 1, 1), else_=0)
                   .label('overcommitted'),
+                  (shared(RP.c.id, INV.c.resource_class_id.in_(
+                      sharing_class_ids)) if sharing_class_ids
+                   else sa.literal(0)).label('shared'),
                   INV.c.allocation_ratio, INV.c.min_unit, INV.c.max_unit,
                   INV.c.step_size)
         .select_from(INV)

@@ -16,8 +16,9 @@ from placement.objects import provider_filter
 from placement.objects import resource_provider
 
 RP = resource_provider.RP
-#: The root provider id of the provider row of :data:`RP`.
-ROOT_ID = sa.func.coalesce(RP.c.root_provider_id, RP.c.id)
+#: The root provider id of the provider row of :data:`RP`: always set
+#: (the migrations refuse to run while a provider has none), and indexed.
+ROOT_ID = RP.c.root_provider_id
 
 _AGG = models.PlacementAggregate.__table__
 

@@ -2,7 +2,9 @@
 
 Limes' project documents without quota fields: ``projects[].services[]
 .resources[]`` with ``usage``. One query sums the allocations per project
-and class; one more lists a project's consumers for ``detail``.
+and class (and whether the provider is shared, which decides the area of
+some classes, as in the capacity report); one more lists a project's
+consumers for ``detail``.
 """
 
 import sqlalchemy as sa
@@ -12,6 +14,7 @@ from placement.db import models
 from placement.objects import consumer
 from placement.objects import resource_class
 from placement.reports import areas
+from placement.reports import inventory
 
 _ALLOC = models.Allocation.__table__
 RC = resource_class.RC
@@ -28,23 +31,31 @@ def _allocations():
             .join(RC, RC.c.id == _ALLOC.c.resource_class_id))
 
 
+_SHARED = inventory.shared(_ALLOC.c.resource_provider_id).label('shared')
+
+
 def _sums(conn, project_id=None):
-    """``{project id: {class name: usage}}`` (of one project if given)."""
+    """``{project id: {(area, class name): usage}}`` (of one project if
+    given)."""
     project = consumer.PROJECT.c.external_id
     query = (_allocations()
-             .add_columns(project, RC.c.name, sa.func.sum(_ALLOC.c.used))
-             .group_by(project, RC.c.name))
+             .add_columns(project, RC.c.name, _SHARED,
+                          sa.func.sum(_ALLOC.c.used))
+             .group_by(project, RC.c.name, _SHARED))
     if project_id is not None:
         query = query.where(project == project_id)
     sums = {}
-    for project, class_name, used in conn.execute(query):
-        sums.setdefault(project, {})[class_name] = int(used)
+    for project, class_name, shared, used in conn.execute(query):
+        key = (areas.area_of(class_name, shared), class_name)
+        usages = sums.setdefault(project, {})
+        usages[key] = usages.get(key, 0) + int(used)
     return sums
 
 
 def _project(project_id, usages, selection, now):
-    resources = {name: areas.resource(name, usage=used)
-                 for name, used in usages.items() if selection.keeps(name)}
+    resources = {(area, name): areas.resource(name, usage=used)
+                 for (area, name), used in usages.items()
+                 if selection.keeps(name, area)}
     return {'id': project_id,
             'services': areas.services(resources, scraped_at=now)}
 
@@ -52,6 +63,12 @@ def _project(project_id, usages, selection, now):
 def _check_class(conn, class_name):
     if class_name is not None:
         resource_class.ids_by_name(conn, [class_name])
+
+
+def _usage_of(usages, class_name):
+    """The usage of ``class_name`` in every area."""
+    return sum(used for (_area, name), used in usages.items()
+               if name == class_name)
 
 
 def all_projects(conn, selection, sort_by, now):
@@ -63,7 +80,7 @@ def all_projects(conn, selection, sort_by, now):
     selection.check(conn)
     sums = _sums(conn)
     order = sorted(sums, key=lambda project: (
-        -sums[project].get(sort_by, 0) if sort_by else 0, project))
+        -_usage_of(sums[project], sort_by) if sort_by else 0, project))
     return {'projects': [_project(project, sums[project], selection, now)
                          for project in order]}
 
@@ -72,25 +89,27 @@ def _consumers(conn, project_id, selection):
     """``[{type, consumer_count, consumers: [{uuid, usage}]}]`` by type.
 
     Consumers without a type are of type ``unknown``, as in GET /usages;
-    only the usage of the selected classes is shown, and only consumers
-    with some.
+    only the usage of the selected resources is shown (per class, summed
+    over the selected areas), and only consumers with some.
     """
     query = (_allocations()
              .add_columns(_ALLOC.c.consumer_id,
                           consumer.CONSUMER_TYPE.c.name.label('type_name'),
-                          RC.c.name, sa.func.sum(_ALLOC.c.used))
+                          RC.c.name, _SHARED, sa.func.sum(_ALLOC.c.used))
              .outerjoin(consumer.CONSUMER_TYPE,
                         consumer.CONSUMER_TYPE.c.id
                         == consumer.CONSUMER.c.consumer_type_id)
              .where(consumer.PROJECT.c.external_id == project_id)
              .group_by(_ALLOC.c.consumer_id, consumer.CONSUMER_TYPE.c.name,
-                       RC.c.name))
+                       RC.c.name, _SHARED))
     by_type = {}
-    for uuid, type_name, class_name, used in conn.execute(query):
-        if not selection.keeps(class_name):
+    for uuid, type_name, class_name, shared, used in conn.execute(query):
+        if not selection.keeps(class_name,
+                               areas.area_of(class_name, shared)):
             continue
         consumers = by_type.setdefault(type_name or consumer.UNKNOWN_TYPE, {})
-        consumers.setdefault(uuid, {})[class_name] = int(used)
+        usage = consumers.setdefault(uuid, {})
+        usage[class_name] = usage.get(class_name, 0) + int(used)
     return [{'type': type_name,
              'consumer_count': len(by_type[type_name]),
              'consumers': [{'uuid': uuid, 'usage': by_type[type_name][uuid]}

@@ -60,7 +60,7 @@ class Zones:
                 .subquery('zone_members'))
 
     def sums(self, conn, source, keys, sums):
-        """``[(zone name, *keys, *sums)]``: ``source`` summed per zone.
+        """``[(zone name, *sums, *keys)]``: ``source`` summed per zone.
 
         ``source`` is a subquery with a ``root_id`` column; ``keys`` and
         ``sums`` are its columns and aggregates. One GROUP BY over
@@ -71,7 +71,7 @@ class Zones:
         members = self._memberships()
         rows = []
         for uuid, *values in conn.execute(
-                sa.select(members.c.uuid, *keys, *sums)
+                sa.select(members.c.uuid, *sums, *keys)
                 .select_from(source.outerjoin(
                     members,
                     members.c.resource_provider_id == source.c.root_id))

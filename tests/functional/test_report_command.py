@@ -65,22 +65,42 @@ def test_capacity_table(tmp_path, application, config):
     result = report(tmp_path, config, 'capacity', '--resource', 'VCPU')
     assert result.returncode == 0, result.stderr
     assert table_rows(result.stdout) == [
-        ['Resource', 'Unit', 'Zone', 'Capacity', 'Raw capacity', 'Usage',
-         'Free'],
-        ['VCPU', '', '(all)', '76', '28', '22', '54'],
-        ['VCPU', '', 'az1', '64', '16', '22', '42'],
-        ['VCPU', '', 'az2', '8', '8', '0', '8'],
-        ['VCPU', '', 'unknown', '4', '4', '0', '4'],
+        ['Service', 'Resource', 'Unit', 'Zone', 'Capacity', 'Raw capacity',
+         'Usage', 'Free'],
+        ['compute', 'VCPU', '', '(all)', '76', '28', '22', '54'],
+        ['compute', 'VCPU', '', 'az1', '64', '16', '22', '42'],
+        ['compute', 'VCPU', '', 'az2', '8', '8', '0', '8'],
+        ['compute', 'VCPU', '', 'unknown', '4', '4', '0', '4'],
     ]
+
+
+def test_capacity_table_of_a_class_in_two_services(tmp_path, application,
+                                                   config):
+    result = report(tmp_path, config, 'capacity', '--resource',
+                    'CUSTOM_LICENSE', '--detail')
+    assert result.returncode == 0, result.stderr
+    rows = table_rows(result.stdout)
+    assert rows[:4] == [
+        ['Service', 'Resource', 'Unit', 'Zone', 'Capacity', 'Raw capacity',
+         'Usage', 'Free'],
+        ['compute', 'CUSTOM_LICENSE', '', '(all)', '4', '', '0', '4'],
+        ['compute', 'CUSTOM_LICENSE', '', 'az2', '4', '', '0', '4'],
+        ['storage', 'CUSTOM_LICENSE', '', '(all)', '10', '', '1', '9'],
+    ]
+    assert ['cn2', 'compute', 'CUSTOM_LICENSE', 'az2', '4', '', '0',
+            ''] in rows
+    assert ['shared-disk', 'storage', 'CUSTOM_LICENSE', 'az1,az2', '10',
+            '', '1', 'MISC_SHARES_VIA_AGGREGATE'] in rows
 
 
 def test_usage_table(tmp_path, application, config):
     result = report(tmp_path, config, 'usage', '--sort', 'VCPU')
     assert result.returncode == 0, result.stderr
     assert table_rows(result.stdout) == [
-        ['Project', 'DISK_GB', 'MEMORY_MB', 'SRIOV_NET_VF', 'VCPU'],
-        ['p2', '0', '0', '1', '20'],
-        ['p1', '20', '1024', '0', '2'],
+        ['Project', 'CUSTOM_LICENSE', 'DISK_GB', 'MEMORY_MB', 'SRIOV_NET_VF',
+         'VCPU'],
+        ['p2', '0', '0', '0', '1', '20'],
+        ['p1', '1', '20', '1024', '0', '2'],
     ]
 
 

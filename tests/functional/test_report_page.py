@@ -100,21 +100,25 @@ def expected_numbers(numbers):
 
 def test_capacity_and_zones_are_the_json(application, page):
     capacity = report_cloud.get_json(application, '/reports/capacity')
-    resources = [resource for service in capacity['cluster']['services']
+    # CUSTOM_LICENSE is a resource of compute and of storage.
+    resources = [(service['type'], resource)
+                 for service in capacity['cluster']['services']
                  for resource in service['resources']]
-    shown = {row.get_attribute('data-resource'): cell_numbers(row)
+    shown = {(row.get_attribute('data-service'),
+              row.get_attribute('data-resource')): cell_numbers(row)
              for row in page.find_elements(
                  By.CSS_SELECTOR, '#capacity-table tbody tr')}
-    assert shown == {resource['name']: expected_numbers(resource)
-                     for resource in resources}
+    assert shown == {(service, resource['name']): expected_numbers(resource)
+                     for service, resource in resources}
+    assert ('storage', 'CUSTOM_LICENSE') in shown
     shown_zones = {
-        (row.get_attribute('data-zone'), row.get_attribute('data-resource')):
-            cell_numbers(row)
+        (row.get_attribute('data-zone'), row.get_attribute('data-service'),
+         row.get_attribute('data-resource')): cell_numbers(row)
         for row in page.find_elements(By.CSS_SELECTOR,
                                       '#zone-table tbody tr')}
     assert shown_zones == {
-        (zone['name'], resource['name']): expected_numbers(zone)
-        for resource in resources
+        (zone['name'], service, resource['name']): expected_numbers(zone)
+        for service, resource in resources
         for zone in resource['per_availability_zone']}
     # One bar per resource and per zone row, each drawn as inline SVG.
     assert len(page.find_elements(By.CSS_SELECTOR, 'svg.bar')) == (
@@ -128,10 +132,10 @@ def test_fullest_and_emptiest_hosts(page):
                                   '[data-field=share]').text)
                 for row in page.find_elements(
                     By.CSS_SELECTOR, f'#{table} tbody tr')]
-    # cn1: VCPU 22 of 64; cn3: SRIOV_NET_VF 1 of 8; shared-disk: 20 of
-    # 900; cn2: nothing used.
+    # cn1: VCPU 22 of 64; cn3: SRIOV_NET_VF 1 of 8; shared-disk:
+    # CUSTOM_LICENSE 1 of 10; cn2: nothing used.
     assert hosts('fullest') == [
-        ('cn1', '34.4%'), ('cn3', '12.5%'), ('shared-disk', '2.2%'),
+        ('cn1', '34.4%'), ('cn3', '12.5%'), ('shared-disk', '10.0%'),
         ('cn2', '0.0%')]
     assert hosts('emptiest') == list(reversed(hosts('fullest')))
 
@@ -144,11 +148,11 @@ def test_project_usage_is_the_json(application, page):
     expected = {}
     for project in usage['projects']:
         expected[project['id']] = {
-            name: 0 for name in ('DISK_GB', 'MEMORY_MB', 'SRIOV_NET_VF',
-                                 'VCPU')}
+            name: 0 for name in ('CUSTOM_LICENSE', 'DISK_GB', 'MEMORY_MB',
+                                 'SRIOV_NET_VF', 'VCPU')}
         for service in project['services']:
             for resource in service['resources']:
-                expected[project['id']][resource['name']] = resource['usage']
+                expected[project['id']][resource['name']] += resource['usage']
     assert shown == expected
     ui.Select(page.find_element(By.ID, 'usage-sort')).select_by_value('VCPU')
     # The rows are redrawn: read them in the page, not by reference.

@@ -98,9 +98,10 @@ function fill(tableId, rows) {
   body.replaceChildren(...rows);
 }
 
+// A class can be a resource of two services (its areas): rows name both.
 function drawCapacity(capacity) {
   fill('capacity-table', resources(capacity).map(([service, resource]) =>
-    el('tr', {'data-resource': resource.name},
+    el('tr', {'data-service': service.type, 'data-resource': resource.name},
        el('td', {}, resource.name + (resource.unit ? ` (${resource.unit})` : '')),
        el('td', {}, service.type), ...numberCells(resource))));
   const rows = [];
@@ -111,14 +112,15 @@ function drawCapacity(capacity) {
     }
   }
   for (const zoneName of zones) {
-    for (const [, resource] of resources(capacity)) {
+    for (const [service, resource] of resources(capacity)) {
       const zone = resource.per_availability_zone.find(
         (entry) => entry.name === zoneName);
       if (zone) {
         rows.push(el('tr', {'data-zone': zoneName,
+                            'data-service': service.type,
                             'data-resource': resource.name},
                      el('td', {}, zoneName), el('td', {}, resource.name),
-                     ...numberCells(zone)));
+                     el('td', {}, service.type), ...numberCells(zone)));
       }
     }
   }
@@ -171,10 +173,10 @@ async function drawUsage() {
     el('tr', {}, el('th', {}, 'Project'),
        ...names.map((name) => el('th', {class: 'num'}, name))));
   fill('usage-table', usage.projects.map((project) => {
-    const used = {};
+    const used = {};  // per class, summed over its services
     for (const service of project.services) {
       for (const resource of service.resources) {
-        used[resource.name] = resource.usage;
+        used[resource.name] = (used[resource.name] || 0) + resource.usage;
       }
     }
     return el('tr', {'data-project': project.id}, el('td', {}, project.id),
