@@ -123,10 +123,17 @@ def _setup_mysql(engine, db_conf):
 
 
 def _setup_postgresql(engine, db_conf):
-    """The waits of the session's locks and statements, in milliseconds."""
+    """The waits of the session's locks and statements, in milliseconds,
+    and no JIT compilation.
+
+    The planner's estimate of a query with correlated subqueries over a
+    thousand trees passes ``jit_above_cost`` easily, and compiling it
+    then takes a second or more for a query that runs in milliseconds.
+    """
     settings = [
         ('SET lock_timeout = %s', [db_conf.lock_wait_timeout * 1000]),
         ('SET statement_timeout = %s', [db_conf.statement_timeout * 1000]),
+        ('SET jit = off', []),
     ]
     _on_connect(engine, lambda _dbapi_connection: settings)
 

@@ -328,27 +328,32 @@ class _Narrowing:
         conditions = [_member_of(aggregates, spans_root)
                       for aggregates in group.member_of]
         if group.forbidden_aggregates:
-            conditions.append(~_member_of(group.forbidden_aggregates,
-                                          spans_root))
+            conditions.append(~_in_aggregate_of(
+                group.forbidden_aggregates, spans_root))
         if group.suffix or not allocating:
             conditions += [self._has_any(names)
                            for names in group.required_traits]
         if group.forbidden_traits:
-            conditions.append(~self._has_any(group.forbidden_traits))
+            conditions.append(~provider_filter.has_any_trait(
+                RP.c.id, self._ids(group.forbidden_traits)))
         if group.in_tree is not None:
             conditions.append(_ROOT_ID == _root_of(group.in_tree))
         return conditions
 
+    def _ids(self, names):
+        return [self.trait_ids[name] for name in names]
+
     def _has_any(self, names):
-        return provider_filter.has_any_trait(
-            RP.c.id, [self.trait_ids[name] for name in names])
+        """Condition (or flag): the provider has one of the traits."""
+        return RP.c.id.in_(provider_filter.with_any_trait(self._ids(names)))
 
     def _roots_with_root_traits(self, window):
         request = self.request
         conditions = [self._has_any(names)
                       for names in request.root_required]
         if request.root_forbidden:
-            conditions.append(~self._has_any(request.root_forbidden))
+            conditions.append(~provider_filter.has_any_trait(
+                RP.c.id, self._ids(request.root_forbidden)))
         query = sa.select(RP.c.id).where(
             RP.c.parent_provider_id.is_(None), *conditions,
             *_within(window, RP.c.id))
@@ -390,6 +395,16 @@ def _slot_resources(group):
 def _member_of(aggregate_uuids, spans_root):
     """Condition: the provider (or, if ``spans_root``, its root) is in
     one of the aggregates."""
+    members = provider_filter.members_of_any(aggregate_uuids)
+    condition = RP.c.id.in_(members)
+    if spans_root:
+        condition = condition | _ROOT_ID.in_(members)
+    return condition
+
+
+def _in_aggregate_of(aggregate_uuids, spans_root):
+    """:func:`_member_of` as probes, for its negation: NOT IN would
+    read the whole set for a few providers."""
     condition = provider_filter.in_any_aggregate(RP.c.id, aggregate_uuids)
     if spans_root:
         condition = condition | provider_filter.in_any_aggregate(
