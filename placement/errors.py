@@ -1,7 +1,8 @@
 """Error codes sent in the ``code`` field of error responses (from 1.23).
 
-Raise a webob HTTP exception with ``comment=<code>`` to select one; an error
-without a code gets :data:`DEFAULT`.
+An object-layer exception carries its own (:mod:`placement.exception`); a
+webob HTTP exception selects one with ``comment=<code>``. An error without
+a code gets :data:`DEFAULT`.
 """
 
 DEFAULT = 'placement.undefined_code'

@@ -1,11 +1,10 @@
-"""Exceptions of the object layer; handlers turn them into HTTP errors.
+"""Exceptions of the object layer: what went wrong, not how to say it.
 
-Each carries the HTTP status class and error code a handler should use, so
-that the common cases need no per-handler mapping (see
-:func:`placement.util.raise_http`).
+Each carries the HTTP ``status`` and the error ``code`` (from 1.23) its
+answer has; :class:`placement.wsgi_wrapper.PlacementWsgify` renders any
+that escapes a handler, so that handlers need no mapping of their own.
+Nothing here knows webob: the object layer knows no HTTP.
 """
-
-import webob.exc
 
 from placement import errors
 
@@ -13,16 +12,16 @@ from placement import errors
 class PlacementError(Exception):
     """Base: a 400 with the undefined code unless a subclass says more."""
 
-    http_error = webob.exc.HTTPBadRequest
+    status = 400
     code = errors.DEFAULT
 
 
 class NotFound(PlacementError):
-    http_error = webob.exc.HTTPNotFound
+    status = 404
 
 
 class Conflict(PlacementError):
-    http_error = webob.exc.HTTPConflict
+    status = 409
 
 
 class ConcurrentUpdate(Conflict):

@@ -7,7 +7,8 @@ microversion, with an ``Allow`` header naming every declared method; a
 declared method requested at a microversion older than its operation's
 is 404, the URL not existing yet, or 405 where the operation says so
 (DELETE of all inventories before 1.5, allowing the methods of that
-microversion).
+microversion). A routed request passes :mod:`placement.request_checks`
+(media types, policy, body) before its handler runs.
 """
 
 import routes
@@ -15,6 +16,7 @@ import webob.exc
 
 from placement import microversion
 from placement import operations
+from placement import request_checks
 from placement import wsgi_wrapper
 
 
@@ -105,4 +107,5 @@ class PlacementHandler:
                 f'The method specified is not allowed for this resource. '
                 f'Allowed: {allow}', headers=[('Allow', allow)])
         req.environ['wsgiorg.routing_args'] = ((), match)
+        request_checks.before_handler(route, req)
         return route.handler(req)

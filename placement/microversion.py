@@ -77,7 +77,8 @@ def of(req) -> microversion_parse.Version:
     return req.environ[MICROVERSION_ENVIRON]
 
 
-def at_least(req, minor: int) -> bool:
-    """Whether the request's microversion is 1.<minor> or later."""
-    return of(req) >= (1, minor)
+def at_least(req, version: microversion_parse.Version) -> bool:
+    """Whether the request's microversion is ``version`` (one of the
+    names above) or later."""
+    return of(req) >= version
 

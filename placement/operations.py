@@ -7,11 +7,10 @@ request body schemas per microversion range, its success responses per
 microversion range and the error statuses and codes it can answer.
 
 The router (:mod:`placement.handler`) routes by this table, the auth
-middleware lets its unauthenticated operations through, and the OpenAPI
-document (:mod:`placement.openapi`) is generated from it. The handlers
-still enforce the policy rule, check Accept and Content-Type and pick
-their body schema (the same objects of :mod:`placement.schemas`)
-themselves: here is what they do.
+middleware lets its unauthenticated operations through,
+:mod:`placement.request_checks` checks Accept, Content-Type, the policy
+rule and the body of each request from it before the handler runs, and
+the OpenAPI document (:mod:`placement.openapi`) is generated from it.
 ``tests/functional/test_operation_media_types.py`` checks the declared
 406/415 behaviour and ``tests/conformance`` (schemathesis) the running
 service against the document.
@@ -127,6 +126,11 @@ class Operation:
     summary: str = ''
     #: The oslo.policy rule enforced (None where ``authenticated`` is not).
     policy: str | None = None
+    #: True: the query string is validated before the policy rule, whose
+    #: target it gives (GET /usages, the reports); the handler enforces
+    #: the rule. False: the rule is enforced before the handler runs,
+    #: with the requester's own project as the target.
+    query_before_policy: bool = False
     #: False: served without a token (the auth middleware lets it through).
     authenticated: bool = True
     #: The microversions at which the operation exists.
@@ -137,14 +141,25 @@ class Operation:
     #: The media types of the request body (415 for others); () no body.
     consumes: tuple = ()
     #: The media types the Accept header must allow (else 406), and of
-    #: the success bodies; () where the handler does not check Accept.
+    #: the success bodies; () where Accept is not checked.
     produces: tuple = (JSON,)
     query: tuple = ()
     bodies: tuple = ()
+    #: Called with the request after the policy rule and before the body
+    #: is read: what upstream checks of the URL first (404 for a missing
+    #: provider, 400 for a malformed consumer uuid), before a bad body.
+    before_body: typing.Callable | None = None
     responses: tuple = ()
     #: ``{status: (code, ...)}`` of the errors this operation answers
     #: besides those of every operation (:data:`COMMON_ERRORS`).
     errors: dict = dataclasses.field(default_factory=dict)
+
+    def body_schema_at(self, version):
+        """The request body schema at ``version``; None: no body."""
+        for body in self.bodies:
+            if version in body.versions:
+                return body.schema
+        return None
 
 
 #: Errors any operation may answer: a malformed OpenStack-API-Version
@@ -178,11 +193,11 @@ _QUERY_ERRORS = (errors.DEFAULT, errors.ILLEGAL_DUPLICATE_QUERYPARAM,
                  errors.QUERYPARAM_BAD_VALUE, errors.QUERYPARAM_MISSING_VALUE)
 
 
-def _per_minor(build, first, *changes):
-    """Body variants of ``build(minor)``, which changes at ``changes``."""
+def _per_version(build, first, *changes):
+    """Body variants of ``build(version)``, which changes at ``changes``."""
     starts = (first, *changes)
     return tuple(
-        Body(build(start.minor),
+        Body(build(start),
              Versions(start, None if following is None
                       else mv.v1(following.minor - 1)))
         for start, following in zip(starts, (*changes, None), strict=True))
@@ -279,6 +294,7 @@ OPERATIONS = (
         resource_provider.update_resource_provider,
         'Update the name (and, from 1.14, the parent) of a provider.',
         policy=provider_policies.UPDATE, consumes=(JSON,),
+        before_body=resource_provider.check_exists,
         bodies=(
             Body(provider_schema.PUT_RESOURCE_PROVIDER,
                  before(mv.NESTED_PROVIDERS)),
@@ -308,7 +324,7 @@ OPERATIONS = (
         'PUT', '/resource_providers/{uuid}/aggregates',
         aggregate.set_aggregates, 'Replace the aggregates of a provider.',
         policy=aggregate_policies.UPDATE, versions=since(mv.AGGREGATES),
-        consumes=(JSON,),
+        consumes=(JSON,), before_body=resource_provider.check_exists,
         bodies=(
             Body(aggregate_schema.PUT_AGGREGATES_V1_1,
                  between(mv.AGGREGATES, mv.AGGREGATES_GENERATION)),
@@ -329,7 +345,7 @@ OPERATIONS = (
         'PUT', '/resource_providers/{uuid}/traits',
         provider_trait.set_traits, 'Replace the traits of a provider.',
         policy=trait_policies.RP_TRAIT_UPDATE, versions=since(mv.TRAITS),
-        consumes=(JSON,),
+        consumes=(JSON,), before_body=resource_provider.check_exists,
         bodies=(Body(provider_trait_schema.PUT_PROVIDER_TRAITS),),
         responses=(Response(200, response.PROVIDER_TRAITS),),
         errors={**_BAD_BODY, **_NOT_FOUND, 409: _CONFLICT}),
@@ -351,6 +367,7 @@ OPERATIONS = (
         'PUT', '/resource_providers/{uuid}/inventories',
         inventory.set_inventories, 'Replace the inventories of a provider.',
         policy=inventory_policies.UPDATE, consumes=(JSON,),
+        before_body=resource_provider.check_exists,
         bodies=(Body(inventory_schema.PUT_INVENTORIES),),
         responses=(Response(200, response.INVENTORIES),),
         errors={**_BAD_BODY, **_NOT_FOUND, 409: _INVENTORY_CONFLICT}),
@@ -358,6 +375,7 @@ OPERATIONS = (
         'POST', '/resource_providers/{uuid}/inventories',
         inventory.create_inventory, 'Add an inventory to a provider.',
         policy=inventory_policies.CREATE, consumes=(JSON,),
+        before_body=resource_provider.check_exists,
         bodies=(Body(inventory_schema.POST_INVENTORY),),
         responses=(Response(201, response.INVENTORY, headers=_CREATED),),
         errors={**_BAD_BODY, **_NOT_FOUND, 409: _CONFLICT}),
@@ -378,6 +396,7 @@ OPERATIONS = (
         'PUT', '/resource_providers/{uuid}/inventories/{resource_class}',
         inventory.update_inventory, 'Replace one inventory of a provider.',
         policy=inventory_policies.UPDATE, consumes=(JSON,),
+        before_body=resource_provider.check_exists,
         bodies=(Body(inventory_schema.PUT_INVENTORY),),
         responses=(Response(200, response.INVENTORY),),
         errors={**_BAD_BODY, **_NOT_FOUND, 409: _INVENTORY_CONFLICT}),
@@ -405,7 +424,7 @@ OPERATIONS = (
         'Replace the allocations of several consumers at once.',
         policy=allocation_policies.ALLOC_MANAGE,
         versions=since(mv.POST_ALLOCATIONS), consumes=(JSON,),
-        bodies=_per_minor(allocation_schema.post_allocations,
+        bodies=_per_version(allocation_schema.post_allocations,
                           mv.POST_ALLOCATIONS, mv.CONSUMER_GENERATIONS,
                           mv.MAPPINGS, mv.CONSUMER_TYPES),
         responses=(Response(204),),
@@ -428,7 +447,8 @@ OPERATIONS = (
         'PUT', '/allocations/{consumer_uuid}', allocation.set_allocations,
         'Replace the allocations of a consumer.',
         policy=allocation_policies.ALLOC_UPDATE, consumes=(JSON,),
-        bodies=_per_minor(allocation_schema.put_allocations, mv.BASE,
+        before_body=allocation.check_consumer_uuid,
+        bodies=_per_version(allocation_schema.put_allocations, mv.BASE,
                           mv.OWNER_REQUIRED, mv.DICT_ALLOCATIONS,
                           mv.CONSUMER_GENERATIONS, mv.MAPPINGS,
                           mv.CONSUMER_TYPES),
@@ -445,7 +465,7 @@ OPERATIONS = (
         'Move inventories and allocations between providers atomically.',
         policy=reshaper_policies.RESHAPE, versions=since(mv.RESHAPER),
         consumes=(JSON,),
-        bodies=_per_minor(reshaper_schema.reshaper, mv.RESHAPER,
+        bodies=_per_version(reshaper_schema.reshaper, mv.RESHAPER,
                           mv.MAPPINGS, mv.CONSUMER_TYPES),
         responses=(Response(204),),
         errors={**_BAD_BODY,
@@ -463,7 +483,8 @@ OPERATIONS = (
     Operation(
         'GET', '/usages', usage.list_usages,
         "The usages of a project's (and user's) consumers.",
-        policy=usage_policies.TOTAL_USAGES, versions=since(mv.TOTAL_USAGES),
+        policy=usage_policies.TOTAL_USAGES, query_before_policy=True,
+        versions=since(mv.TOTAL_USAGES),
         query=(
             QueryParam('project_id', 'The project of the consumers.',
                        usage_schema.QUERY_VALUES['project_id'],
@@ -621,22 +642,23 @@ REPORTS = (
     Operation('GET', '/reports', reports.to_page,
               'Redirect to the reports page.', authenticated=False,
               produces=()),
-    Operation('GET', '/reports/', reports.page, 'The reports page.',
-              authenticated=False, produces=('text/html',)),
+    Operation('GET', '/reports/', reports.page, 'The reports page (HTML, '
+              'whatever Accept says).', authenticated=False, produces=()),
     Operation('GET', '/reports/static/{name}', reports.static_file,
               'An asset of the reports page.', authenticated=False,
               produces=()),
     Operation('GET', '/reports/capacity', reports.get_capacity,
               'Capacity and usage per class, in Limes\' cluster shape.',
-              policy=report_policies.CAPACITY),
+              policy=report_policies.CAPACITY, query_before_policy=True),
     Operation('GET', '/reports/usage', reports.list_usage,
-              'Usage per project.', policy=report_policies.USAGE),
+              'Usage per project.', policy=report_policies.USAGE,
+              query_before_policy=True),
     Operation('GET', '/reports/usage/{project_id}',
               reports.get_project_usage, 'Usage of one project.',
-              policy=report_policies.USAGE),
+              policy=report_policies.USAGE, query_before_policy=True),
     Operation('GET', '/reports/headroom', reports.get_headroom,
               'How many more workloads of a shape fit.',
-              policy=report_policies.HEADROOM),
+              policy=report_policies.HEADROOM, query_before_policy=True),
 )
 
 #: The URLs served without a token (``/`` also as the empty path); the

@@ -1,120 +1,15 @@
 """Helpers shared by the request handlers."""
 
-import functools
-import json
-
-import jsonschema
 import orjson
 import webob
 import webob.exc
 from oslo_utils import timeutils
-from oslo_utils import uuidutils
 
 from placement import errors
-from placement import exception
 from placement import microversion
 from placement import timing
 
 JSON = 'application/json'
-# Microversion from which GET responses carry Last-Modified/Cache-Control.
-_LAST_MODIFIED_MIN_VERSION = 15
-_FORMAT_CHECKER = jsonschema.FormatChecker()
-
-
-@_FORMAT_CHECKER.checks('uuid')
-def _uuid_like(value):
-    """OpenStack's "uuid-like": also without dashes, upper case, in
-    braces or as a ``urn:uuid:``; the object layer stores the canonical
-    form.
-    """
-    return not isinstance(value, str) or uuidutils.is_uuid_like(value)
-
-
-# Far deeper than any request body (POST /reshaper's go 7 levels deep):
-# the schema validator and its messages recurse over what they are given.
-_MAX_JSON_DEPTH = 32
-
-
-def check_accept(*types):
-    """406 unless the request's Accept allows one of ``types``.
-
-    A request without Accept gets JSON.
-    """
-    def decorator(handler):
-        @functools.wraps(handler)
-        def wrapper(req, *args, **kwargs):
-            if req.headers.get('Accept') and not (
-                    req.accept.acceptable_offers(list(types))):
-                raise webob.exc.HTTPNotAcceptable(
-                    f"Only {', '.join(types)} is provided")
-            return handler(req, *args, **kwargs)
-        return wrapper
-    return decorator
-
-
-def require_content(content_type):
-    """415 unless the request body is of ``content_type``."""
-    def decorator(handler):
-        @functools.wraps(handler)
-        def wrapper(req, *args, **kwargs):
-            if req.content_type != content_type:
-                given = req.content_type or 'None'
-                raise webob.exc.HTTPUnsupportedMediaType(
-                    f'The media type {given} is not supported, use '
-                    f'{content_type}')
-            return handler(req, *args, **kwargs)
-        return wrapper
-    return decorator
-
-
-def _reject_constant(name):
-    """NaN and Infinity are not JSON (and no database column takes NaN)."""
-    raise ValueError(f'{name} is not a valid JSON value')
-
-
-def _nested_deeper_than(data, limit):
-    """Whether arrays or objects in ``data`` nest more than ``limit`` deep.
-
-    Iterative: the point is to refuse what recursion cannot handle.
-    """
-    pending = [(data, 1)]
-    while pending:
-        value, depth = pending.pop()
-        if isinstance(value, dict):
-            value = list(value.values())
-        if not isinstance(value, list):
-            continue
-        if depth > limit:
-            return True
-        pending.extend((item, depth + 1) for item in value)
-    return False
-
-
-def extract_json(body, schema):
-    """The decoded JSON ``body``, validated against ``schema``; else 400.
-
-    ``schema`` is not checked against the metaschema, as
-    ``jsonschema.validate`` would on every request (tens of
-    milliseconds): the service's schemas are checked by its unit tests.
-    The error reported is the one ``jsonschema.validate`` would pick.
-    """
-    too_deep = webob.exc.HTTPBadRequest(
-        f'Malformed JSON: arrays and objects nested deeper than '
-        f'{_MAX_JSON_DEPTH} levels')
-    try:
-        data = json.loads(body, parse_constant=_reject_constant)
-    except ValueError as exc:
-        raise webob.exc.HTTPBadRequest(f'Malformed JSON: {exc}')
-    except RecursionError:
-        raise too_deep
-    if _nested_deeper_than(data, _MAX_JSON_DEPTH):
-        raise too_deep
-    validator = jsonschema.Draft202012Validator(
-        schema, format_checker=_FORMAT_CHECKER)
-    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
-    if error is not None:
-        raise webob.exc.HTTPBadRequest(f'JSON does not validate: {error}')
-    return data
 
 
 def path_arg(req, name):
@@ -144,7 +39,7 @@ def json_response(req, data, status=200, last_modified=None):
 
 def add_last_modified(req, response, last_modified=None):
     """From 1.15: Last-Modified (``last_modified``, else now), no-cache."""
-    if microversion.at_least(req, _LAST_MODIFIED_MIN_VERSION):
+    if microversion.at_least(req, microversion.LAST_MODIFIED):
         response.last_modified = (
             last_modified or timeutils.utcnow(with_timezone=True))
         response.cache_control = 'no-cache'
@@ -158,22 +53,6 @@ def empty_response(status=204, location=None):
     if location is not None:
         response.location = location
     return response
-
-
-def raise_http(exc):
-    """Re-raise an object-layer exception as its HTTP error."""
-    raise exc.http_error(str(exc), comment=exc.code) from exc
-
-
-def object_errors(handler):
-    """Decorator: object-layer exceptions become their HTTP errors."""
-    @functools.wraps(handler)
-    def wrapper(req, *args, **kwargs):
-        try:
-            return handler(req, *args, **kwargs)
-        except exception.PlacementError as exc:
-            raise_http(exc)
-    return wrapper
 
 
 def query_params(req, allowed, repeatable=()):

@@ -1,8 +1,10 @@
 """The webob ``wsgify`` used by every handler and middleware of Placement.
 
-Any ``webob.exc.WSGIHTTPException`` raised below it is turned into the
-API-WG error document: ``{"errors": [{status, title, detail, request_id,
-code}]}`` (``code`` from microversion 1.23).
+Any ``webob.exc.WSGIHTTPException`` raised below it, and any object-layer
+:class:`placement.exception.PlacementError` (with its ``status`` and
+``code``), is turned into the API-WG error document: ``{"errors":
+[{status, title, detail, request_id, code}]}`` (``code`` from
+microversion 1.23).
 """
 
 import webob
@@ -11,10 +13,9 @@ import webob.exc
 from oslo_middleware import request_id
 
 from placement import errors
+from placement import exception
 from placement import microversion
 
-# The first microversion whose error documents carry ``code``.
-_CODE_MIN_VERSION = (1, 23)
 # Where the code of the error being rendered is kept.
 ERROR_CODE_ENVIRON = 'placement.error_code'
 # Request headers that webob's error explanations quote (415: "media type
@@ -33,7 +34,7 @@ def _error_document(body, status, title, environ):
     if req_id:
         error['request_id'] = req_id
     version = environ.get(microversion.MICROVERSION_ENVIRON)
-    if version is not None and version >= _CODE_MIN_VERSION:
+    if version is not None and version >= microversion.ERROR_CODES:
         error['code'] = environ.get(ERROR_CODE_ENVIRON) or errors.DEFAULT
     return {'errors': [error]}
 
@@ -76,11 +77,19 @@ def error_response(req, exc):
     return response
 
 
+def http_error(exc):
+    """The webob HTTP error of object-layer exception ``exc``."""
+    return webob.exc.status_map[exc.status](str(exc), comment=exc.code)
+
+
 class PlacementWsgify(webob.dec.wsgify):
-    """wsgify whose HTTP errors are rendered as Placement error documents."""
+    """wsgify whose HTTP and object-layer errors are rendered as Placement
+    error documents."""
 
     def call_func(self, req, *args, **kwargs):
         try:
             return super().call_func(req, *args, **kwargs)
         except webob.exc.WSGIHTTPException as exc:
             return error_response(req, exc)
+        except exception.PlacementError as exc:
+            return error_response(req, http_error(exc))

@@ -7,20 +7,17 @@ when it is stale; before, the PUT body is the bare list of uuids.
 import webob.exc
 
 from placement import microversion
+from placement import request_checks
 from placement import util
 from placement import wsgi_wrapper
 from placement.objects import aggregate
 from placement.objects import resource_provider
-from placement.policies import aggregate as policies
-from placement.schemas import aggregate as schema
-
-_WITH_GENERATION = 19
 
 
 def _response(req, uuids, generation):
     """The aggregates body; Last-Modified is now (links are not dated)."""
     data = {'aggregates': uuids}
-    if microversion.at_least(req, _WITH_GENERATION):
+    if microversion.at_least(req, microversion.AGGREGATES_GENERATION):
         data['resource_provider_generation'] = generation
     response = util.json_response(req, data)
     util.add_last_modified(req, response)
@@ -28,11 +25,8 @@ def _response(req, uuids, generation):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.object_errors
 def get_aggregates(req):
     context = req.environ['placement.context']
-    context.can(policies.LIST)
     provider, uuids = context.db.read(
         aggregate.of_provider, util.path_arg(req, 'uuid'))
     return _response(req, uuids, provider.generation)
@@ -40,9 +34,9 @@ def get_aggregates(req):
 
 def _requested(req):
     """``(aggregate uuids as given, generation or None)`` from the body."""
-    if not microversion.at_least(req, _WITH_GENERATION):
-        return util.extract_json(req.body, schema.PUT_AGGREGATES_V1_1), None
-    data = util.extract_json(req.body, schema.PUT_AGGREGATES_V1_19)
+    data = request_checks.body(req)
+    if not microversion.at_least(req, microversion.AGGREGATES_GENERATION):
+        return data, None
     return data['aggregates'], data['resource_provider_generation']
 
 
@@ -58,14 +52,9 @@ def _canonical_set(uuids):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.require_content(util.JSON)
-@util.object_errors
 def set_aggregates(req):
     context = req.environ['placement.context']
-    context.can(policies.UPDATE)
     uuid = util.path_arg(req, 'uuid')
-    context.db.read(resource_provider.get_by_uuid, uuid, primary=True)
     given, generation = _requested(req)
     new_generation = context.db.write(
         aggregate.replace_of, uuid, generation, _canonical_set(given))

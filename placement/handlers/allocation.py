@@ -9,24 +9,13 @@ is one transaction of :func:`placement.objects.allocation.replace`.
 import webob.exc
 
 from placement import microversion
+from placement import request_checks
 from placement import util
 from placement import wsgi_wrapper
 from placement.objects import allocation as allocation_obj
 from placement.objects import consumer as consumer_obj
 from placement.objects import name_table
 from placement.objects import resource_provider
-from placement.policies import allocation as policies
-from placement.schemas import allocation as schema
-
-# Microversions (1.<n>) at which the allocation bodies change.
-_OWNER_REQUIRED = 8
-_OWNER_SHOWN = 12
-_CONSUMER_GENERATION = 28
-_CONSUMER_TYPE = 38
-
-
-def _minor(req):
-    return microversion.of(req).minor
 
 
 def _canonical(uuid, what):
@@ -35,6 +24,15 @@ def _canonical(uuid, what):
     if canonical is None:
         raise webob.exc.HTTPBadRequest(f'Malformed {what}: {uuid!r}')
     return canonical
+
+
+def check_consumer_uuid(req):
+    """The canonical consumer uuid of the URL; 400 when it is none.
+
+    Also the ``before_body`` of PUT: upstream refuses a malformed uuid
+    before it reads the body.
+    """
+    return _canonical(util.path_arg(req, 'consumer_uuid'), 'consumer_uuid')
 
 
 def unique_uuid_keys(pairs, what):
@@ -62,7 +60,7 @@ def _provider_allocations(allocations):
 
 def _owner(req, data):
     """Who the consumer belongs to; before 1.8 the configured nobody."""
-    if microversion.at_least(req, _OWNER_REQUIRED):
+    if microversion.at_least(req, microversion.OWNER_REQUIRED):
         return consumer_obj.Owner(data['project_id'], data['user_id'],
                                   data.get('consumer_type'))
     conf = req.environ['placement.context'].config.placement
@@ -76,7 +74,8 @@ def consumer_request(req, uuid, data):
         uuid=uuid, owner=_owner(req, data),
         allocations=_provider_allocations(data['allocations']),
         generation=data.get('consumer_generation'),
-        check_generation=microversion.at_least(req, _CONSUMER_GENERATION))
+        check_generation=microversion.at_least(
+            req, microversion.CONSUMER_GENERATIONS))
 
 
 def consumer_requests(req, data):
@@ -102,23 +101,20 @@ def _consumer_body(req, rows, consumer):
     body = {'allocations': allocations}
     if not rows or consumer is None:
         return body
-    if microversion.at_least(req, _OWNER_SHOWN):
+    if microversion.at_least(req, microversion.DICT_ALLOCATIONS):
         body.update(project_id=consumer.project_id,
                     user_id=consumer.user_id)
-    if microversion.at_least(req, _CONSUMER_GENERATION):
+    if microversion.at_least(req, microversion.CONSUMER_GENERATIONS):
         body['consumer_generation'] = consumer.generation
-    if microversion.at_least(req, _CONSUMER_TYPE):
+    if microversion.at_least(req, microversion.CONSUMER_TYPES):
         body['consumer_type'] = consumer.consumer_type
     return body
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.object_errors
 def list_for_consumer(req):
     """The consumer's allocations; ``{"allocations": {}}`` if none."""
     context = req.environ['placement.context']
-    context.can(policies.ALLOC_LIST)
     uuid = resource_provider.canonical_uuid(
         util.path_arg(req, 'consumer_uuid'))
     rows, consumer = [], None
@@ -129,41 +125,31 @@ def list_for_consumer(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.require_content(util.JSON)
-@util.object_errors
 def set_allocations(req):
     """Replace the consumer's allocations (empty from 1.28: remove)."""
     context = req.environ['placement.context']
-    context.can(policies.ALLOC_UPDATE)
-    uuid = _canonical(util.path_arg(req, 'consumer_uuid'), 'consumer_uuid')
-    data = util.extract_json(req.body, schema.put_allocations(_minor(req)))
     allocation_obj.replace(
-        context.db, [consumer_request(req, uuid, data)], retries(req))
+        context.db,
+        [consumer_request(req, check_consumer_uuid(req),
+                          request_checks.body(req))],
+        retries(req))
     return util.empty_response()
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.require_content(util.JSON)
-@util.object_errors
 def set_allocations_for_consumers(req):
     """POST /allocations: several consumers' allocations atomically."""
     context = req.environ['placement.context']
-    context.can(policies.ALLOC_MANAGE)
-    data = util.extract_json(req.body, schema.post_allocations(_minor(req)))
     allocation_obj.replace(
-        context.db, consumer_requests(req, data), retries(req))
+        context.db, consumer_requests(req, request_checks.body(req)),
+        retries(req))
     return util.empty_response()
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.object_errors
 def delete_allocations(req):
     """Delete the consumer's allocations; 404 when it has none."""
     context = req.environ['placement.context']
-    context.can(policies.ALLOC_DELETE)
     given = util.path_arg(req, 'consumer_uuid')
     uuid = resource_provider.canonical_uuid(given)
     if uuid is None:
@@ -174,15 +160,13 @@ def delete_allocations(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.object_errors
 def list_for_provider(req):
     """The provider's allocations by consumer; 404 for no provider."""
     context = req.environ['placement.context']
-    context.can(policies.RP_ALLOC_LIST)
     provider, rows = context.db.read(
         allocation_obj.of_provider, util.path_arg(req, 'uuid'))
-    show_generation = microversion.at_least(req, _CONSUMER_GENERATION)
+    show_generation = microversion.at_least(
+        req, microversion.CONSUMER_GENERATIONS)
     allocations = {}
     for row in rows:
         entry = allocations.setdefault(row.consumer_id, {'resources': {}})

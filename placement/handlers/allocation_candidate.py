@@ -17,33 +17,32 @@ from placement import wsgi_wrapper
 from placement.handlers import provider_query
 from placement.objects import allocation_candidate as candidate_obj
 from placement.objects import candidate_request
-from placement.policies import allocation_candidate as policies
 
 # Group parameters (suffixable from 1.25) and the microversion adding each.
 _GROUP_PARAMS = (
-    ('resources', 10),
-    ('required', 17),
-    ('member_of', 21),
-    ('in_tree', 31),
+    ('resources', microversion.ALLOCATION_CANDIDATES),
+    ('required', microversion.CANDIDATES_TRAITS),
+    ('member_of', microversion.CANDIDATES_MEMBER_OF),
+    ('in_tree', microversion.CANDIDATES_IN_TREE),
 )
 # Request-wide parameters and the microversion adding each.
 _REQUEST_PARAMS = (
-    ('limit', 16),
-    ('group_policy', 25),
-    ('root_required', 35),
-    ('same_subtree', 36),
+    ('limit', microversion.CANDIDATES_LIMIT),
+    ('group_policy', microversion.GRANULAR),
+    ('root_required', microversion.ROOT_REQUIRED),
+    ('same_subtree', microversion.SAME_SUBTREE),
 )
 # The only parameter that may not be repeated (placement.query.
 # duplicate_key); which value of the others counts: provider_query.
 _ONCE = 'root_required'
-_DICT_ALLOCATIONS = 12
-_TRAITS = 17
-_GRANULAR = 25
-_ALL_INVENTORIES = 27
-_NESTED = 29
-_STRING_SUFFIXES = 33
-_MAPPINGS = 34
-_RESOURCELESS = 36
+_DICT_ALLOCATIONS = microversion.DICT_ALLOCATIONS
+_TRAITS = microversion.CANDIDATES_TRAITS
+_GRANULAR = microversion.GRANULAR
+_ALL_INVENTORIES = microversion.ALL_INVENTORIES
+_NESTED = microversion.NESTED_CANDIDATES
+_STRING_SUFFIXES = microversion.STRING_SUFFIXES
+_MAPPINGS = microversion.MAPPINGS
+_RESOURCELESS = microversion.SAME_SUBTREE
 
 _GROUP_KEY = re.compile(r'(resources|required|member_of|in_tree)(.*)', re.S)
 _NUMERIC_SUFFIX = re.compile(r'[1-9][0-9]*')
@@ -96,7 +95,8 @@ class _ParamNames:
 
 
 def _names(req, pairs):
-    return {name for name, minor in pairs if microversion.at_least(req, minor)}
+    return {name for name, version in pairs
+            if microversion.at_least(req, version)}
 
 
 def _suffix_pattern(req):
@@ -335,11 +335,8 @@ def render(req, request, found):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.object_errors
 def list_allocation_candidates(req):
     context = req.environ['placement.context']
-    context.can(policies.LIST)
     request = parse_request(req)
     found = context.db.read(candidate_obj.get_candidates, request,
                             context.config)

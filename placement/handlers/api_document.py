@@ -15,6 +15,5 @@ def _document():
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
 def get_document(req):
     return util.json_response(req, _document())

@@ -1,23 +1,20 @@
 """Handlers of /resource_providers/{uuid}/inventories[/{resource_class}].
 
-A write first finds the provider (404), then validates the body (400),
-then writes in one transaction, which finds the provider again; any
-error rolls it all back.
+Before a write runs, the request checks find the provider (404, its
+``before_body``) and validate the body (400); the write is one
+transaction, which finds the provider again; any error rolls it all
+back.
 """
 
 import webob.exc
 
 from placement import exception
 from placement import microversion
+from placement import request_checks
 from placement import util
 from placement import wsgi_wrapper
 from placement.objects import inventory as inventory_obj
-from placement.objects import resource_provider
-from placement.policies import inventory as policies
 from placement.schemas import inventory as schema
-
-# The first microversion in which reserved may equal total.
-_RESERVED_MAY_EQUAL_TOTAL_MIN_VERSION = 26
 
 
 def _check_capacity(req, uuid, class_name, inventory):
@@ -27,7 +24,7 @@ def _check_capacity(req, uuid, class_name, inventory):
     positive; from 1.26 reserved may equal total (capacity zero).
     """
     problem = None
-    if microversion.at_least(req, _RESERVED_MAY_EQUAL_TOTAL_MIN_VERSION):
+    if microversion.at_least(req, microversion.RESERVED_EQUALS_TOTAL):
         if inventory.reserved > inventory.total:
             problem = 'The reserved value is greater than total.'
     elif inventory.reserved >= inventory.total:
@@ -79,27 +76,19 @@ def _json_response(req, body, status, last_modified):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.object_errors
 def list_inventories(req):
     context = req.environ['placement.context']
-    context.can(policies.LIST)
     provider, inventories = context.db.read(
         inventory_obj.of_provider, util.path_arg(req, 'uuid'))
     return _inventories_response(req, inventories, provider.generation)
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.require_content(util.JSON)
-@util.object_errors
 def set_inventories(req):
     """Replace all inventories of the provider."""
     context = req.environ['placement.context']
-    context.can(policies.UPDATE)
     uuid = util.path_arg(req, 'uuid')
-    context.db.read(resource_provider.get_by_uuid, uuid, primary=True)
-    data = util.extract_json(req.body, schema.PUT_INVENTORIES)
+    data = request_checks.body(req)
     inventories = {
         name: inventory_from_body(req, uuid, name, fields)
         for name, fields in data['inventories'].items()}
@@ -109,22 +98,16 @@ def set_inventories(req):
             _generation(data))
     except exception.InventoryInUse as exc:
         # Upstream's wording, which clients match.
-        raise exc.http_error(f'update conflict: {exc}',
-                             comment=exc.code) from exc
+        raise exception.InventoryInUse(f'update conflict: {exc}') from exc
     return _inventories_response(req, stored, generation)
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.require_content(util.JSON)
-@util.object_errors
 def create_inventory(req):
     """Add the inventory of one class the provider has none of."""
     context = req.environ['placement.context']
-    context.can(policies.CREATE)
     uuid = util.path_arg(req, 'uuid')
-    context.db.read(resource_provider.get_by_uuid, uuid, primary=True)
-    data = util.extract_json(req.body, schema.POST_INVENTORY)
+    data = request_checks.body(req)
     class_name = data['resource_class']
     inventory = inventory_from_body(req, uuid, class_name, data)
     generation, stored = context.db.write(
@@ -136,22 +119,16 @@ def create_inventory(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.object_errors
 def delete_inventories(req):
     """Delete all inventories of the provider (from 1.5)."""
     context = req.environ['placement.context']
-    context.can(policies.DELETE)
     context.db.write(inventory_obj.delete_all_of, util.path_arg(req, 'uuid'))
     return util.empty_response()
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.object_errors
 def get_inventory(req):
     context = req.environ['placement.context']
-    context.can(policies.SHOW)
     provider, inventory = context.db.read(
         inventory_obj.one_of_provider, util.path_arg(req, 'uuid'),
         util.path_arg(req, 'resource_class'))
@@ -159,17 +136,12 @@ def get_inventory(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.require_content(util.JSON)
-@util.object_errors
 def update_inventory(req):
     """Replace the existing inventory of one class."""
     context = req.environ['placement.context']
-    context.can(policies.UPDATE)
     uuid = util.path_arg(req, 'uuid')
     class_name = util.path_arg(req, 'resource_class')
-    context.db.read(resource_provider.get_by_uuid, uuid, primary=True)
-    data = util.extract_json(req.body, schema.PUT_INVENTORY)
+    data = request_checks.body(req)
     inventory = inventory_from_body(req, uuid, class_name, data)
     generation, stored = context.db.write(
         inventory_obj.update_of, uuid, class_name, inventory,
@@ -178,11 +150,8 @@ def update_inventory(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.object_errors
 def delete_inventory(req):
     context = req.environ['placement.context']
-    context.can(policies.DELETE)
     context.db.write(inventory_obj.delete_of, util.path_arg(req, 'uuid'),
                      util.path_arg(req, 'resource_class'))
     return util.empty_response()

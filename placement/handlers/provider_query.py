@@ -20,18 +20,18 @@ from placement.objects import resource_provider
 
 # GET /resource_providers parameters and the microversion adding each.
 _PARAMS = (
-    ('name', 0),
-    ('uuid', 0),
-    ('member_of', 3),
-    ('resources', 4),
-    ('in_tree', 14),
-    ('required', 18),
+    ('name', microversion.BASE),
+    ('uuid', microversion.BASE),
+    ('member_of', microversion.MEMBER_OF),
+    ('resources', microversion.RESOURCES_FILTER),
+    ('in_tree', microversion.NESTED_PROVIDERS),
+    ('required', microversion.PROVIDERS_TRAITS),
 )
-_REPEATED_MEMBER_OF = 24
-_REPEATED_REQUIRED = 39
-_FORBIDDEN_TRAITS = 22
-_FORBIDDEN_AGGREGATES = 32
-_ANY_TRAITS = 39
+_REPEATED_MEMBER_OF = microversion.REPEATED_MEMBER_OF
+_REPEATED_REQUIRED = microversion.ANY_TRAITS
+_FORBIDDEN_TRAITS = microversion.FORBIDDEN_TRAITS
+_FORBIDDEN_AGGREGATES = microversion.FORBIDDEN_AGGREGATES
+_ANY_TRAITS = microversion.ANY_TRAITS
 _MAX_AMOUNT = 2147483647
 
 
@@ -204,8 +204,8 @@ def listed(params, name):
 
 def list_filter(req):
     """The :class:`ProviderFilter` of a GET /resource_providers request."""
-    allowed = {name for name, minor in _PARAMS
-               if microversion.at_least(req, minor)}
+    allowed = {name for name, version in _PARAMS
+               if microversion.at_least(req, version)}
     # Any may be repeated (see the module's docstring).
     params = util.query_params(req, allowed, repeatable=allowed)
     member_of, forbidden_aggregates = parse_member_of(

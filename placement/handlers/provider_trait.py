@@ -1,12 +1,10 @@
 """Handlers of /resource_providers/{uuid}/traits (from 1.6)."""
 
+from placement import request_checks
 from placement import util
 from placement import wsgi_wrapper
 from placement.objects import name_table
 from placement.objects import provider_trait
-from placement.objects import resource_provider
-from placement.policies import trait as policies
-from placement.schemas import provider_trait as schema
 
 
 def _response(req, names, provider):
@@ -20,36 +18,25 @@ def _response(req, names, provider):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.object_errors
 def get_traits(req):
     context = req.environ['placement.context']
-    context.can(policies.RP_TRAIT_LIST)
     provider, names = context.db.read(
         provider_trait.of_provider, util.path_arg(req, 'uuid'))
     return _response(req, names, provider)
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.require_content(util.JSON)
-@util.object_errors
 def set_traits(req):
     context = req.environ['placement.context']
-    context.can(policies.RP_TRAIT_UPDATE)
-    uuid = util.path_arg(req, 'uuid')
-    context.db.read(resource_provider.get_by_uuid, uuid, primary=True)
-    data = util.extract_json(req.body, schema.PUT_PROVIDER_TRAITS)
+    data = request_checks.body(req)
     provider = context.db.write(
-        provider_trait.replace_of, uuid,
+        provider_trait.replace_of, util.path_arg(req, 'uuid'),
         data['resource_provider_generation'], data['traits'])
     return _response(req, sorted(data['traits']), provider)
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.object_errors
 def delete_traits(req):
     context = req.environ['placement.context']
-    context.can(policies.RP_TRAIT_DELETE)
     context.db.write(provider_trait.clear_of, util.path_arg(req, 'uuid'))
     return util.empty_response(204)

@@ -28,7 +28,8 @@ def _answer(req, rule, allowed, build, target=None, **kwargs):
 
     The arguments are checked as every query string is (unknown ones and
     repeats of a single one are 400), then the policy ``rule`` against
-    ``target`` (the requester's own project by default).
+    ``target`` (the requester's own project by default): here, not
+    before the handler (``query_before_policy`` in the operation table).
     """
     params = util.query_params(req, allowed, documents.REPEATABLE & allowed)
     params = {name: provider_query.listed(params, name) for name in params}
@@ -39,16 +40,12 @@ def _answer(req, rule, allowed, build, target=None, **kwargs):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.object_errors
 def get_capacity(req):
     return _answer(req, policies.CAPACITY, documents.CAPACITY_ARGUMENTS,
                    documents.capacity)
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.object_errors
 def list_usage(req):
     # No project in the target: only admins and services see them all.
     return _answer(req, policies.USAGE, documents.USAGE_ARGUMENTS,
@@ -56,8 +53,6 @@ def list_usage(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.object_errors
 def get_project_usage(req):
     project_id = util.path_arg(req, 'project_id')
     return _answer(req, policies.USAGE, documents.PROJECT_USAGE_ARGUMENTS,
@@ -66,8 +61,6 @@ def get_project_usage(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.object_errors
 def get_headroom(req):
     return _answer(req, policies.HEADROOM, documents.HEADROOM_ARGUMENTS,
                    documents.headroom)

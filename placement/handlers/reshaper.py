@@ -1,13 +1,11 @@
 """Handler of POST /reshaper (from 1.30; consumer types from 1.38)."""
 
-from placement import microversion
+from placement import request_checks
 from placement import util
 from placement import wsgi_wrapper
 from placement.handlers import allocation
 from placement.handlers import inventory
 from placement.objects import reshaper as reshaper_obj
-from placement.policies import reshaper as policies
-from placement.schemas import reshaper as schema
 
 
 def _inventories(req, data):
@@ -24,15 +22,10 @@ def _inventories(req, data):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.require_content(util.JSON)
-@util.object_errors
 def reshape(req):
     """Replace inventories and allocations in one transaction; 204."""
     context = req.environ['placement.context']
-    context.can(policies.RESHAPE)
-    data = util.extract_json(
-        req.body, schema.reshaper(microversion.of(req).minor))
+    data = request_checks.body(req)
     reshaper_obj.reshape(
         context.db, _inventories(req, data['inventories']),
         allocation.consumer_requests(req, data['allocations']),

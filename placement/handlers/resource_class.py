@@ -8,10 +8,10 @@ import jsonschema
 import webob.exc
 
 from placement import microversion
+from placement import request_checks
 from placement import util
 from placement import wsgi_wrapper
 from placement.objects import resource_class as rc_obj
-from placement.policies import resource_class as policies
 from placement.schemas import resource_class as schema
 
 _INVALID_NAME = (
@@ -31,10 +31,8 @@ def _render(req, name):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept('application/json')
 def list_resource_classes(req):
     context = req.environ['placement.context']
-    context.can(policies.LIST)
     rows = context.db.read(rc_obj.get_all)
     # The list always includes the standard classes, whose rows have no
     # meaningful timestamp: Last-Modified is now.
@@ -43,22 +41,16 @@ def list_resource_classes(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.require_content('application/json')
-@util.object_errors
 def create_resource_class(req):
     context = req.environ['placement.context']
-    context.can(policies.CREATE)
-    name = util.extract_json(req.body, schema.NAME_BODY)['name']
+    name = request_checks.body(req)['name']
     context.db.write(rc_obj.create, name)
     return util.empty_response(201, location=_href(req, name))
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept('application/json')
-@util.object_errors
 def get_resource_class(req):
     context = req.environ['placement.context']
-    context.can(policies.SHOW)
     name = util.path_arg(req, 'name')
     row = context.db.read(rc_obj.get_by_name, name)
     return util.json_response(req, _render(req, row.name),
@@ -69,9 +61,8 @@ def get_resource_class(req):
 def update_resource_class(req):
     """Before 1.7 rename a custom class; from 1.7 create it if missing."""
     context = req.environ['placement.context']
-    context.can(policies.UPDATE)
     name = util.path_arg(req, 'name')
-    if microversion.at_least(req, 7):
+    if microversion.at_least(req, microversion.IDEMPOTENT_RESOURCE_CLASS):
         return _ensure_resource_class(req, context, name)
     return _rename_resource_class(req, context, name)
 
@@ -85,20 +76,15 @@ def _ensure_resource_class(req, context, name):
                                location=_href(req, name))
 
 
-@util.check_accept('application/json')
-@util.require_content('application/json')
-@util.object_errors
 def _rename_resource_class(req, context, name):
-    new_name = util.extract_json(req.body, schema.NAME_BODY)['name']
+    new_name = request_checks.body(req)['name']
     context.db.write(rc_obj.rename, name, new_name)
     return util.json_response(req, _render(req, new_name))
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.object_errors
 def delete_resource_class(req):
     context = req.environ['placement.context']
-    context.can(policies.DELETE)
     name = util.path_arg(req, 'name')
     context.db.write(rc_obj.delete, name)
     return util.empty_response()

@@ -3,27 +3,21 @@
 from oslo_utils import uuidutils
 
 from placement import microversion
+from placement import request_checks
 from placement import util
 from placement import wsgi_wrapper
 from placement.handlers import provider_query
 from placement.objects import name_table
 from placement.objects import provider_filter
 from placement.objects import resource_provider as rp_obj
-from placement.policies import resource_provider as policies
-from placement.schemas import resource_provider as schema
-
-# Microversions of the provider representation.
-_NESTED = 14                 # parent_provider_uuid, root_provider_uuid
-_POST_RETURNS_PROVIDER = 20  # POST answers 200 with the provider
-_REPARENTING = 37            # PUT may change or remove a parent
 
 # Link relations after ``self``, with the microversion that added each.
 _LINKS = (
-    ('aggregates', 1),
-    ('inventories', 0),
-    ('usages', 0),
-    ('traits', 6),
-    ('allocations', 11),
+    ('aggregates', microversion.AGGREGATES),
+    ('inventories', microversion.BASE),
+    ('usages', microversion.BASE),
+    ('traits', microversion.TRAITS),
+    ('allocations', microversion.ALLOCATIONS_LINK),
 )
 
 
@@ -34,7 +28,8 @@ def provider_url(req, uuid):
 
 def link_relations(req):
     """The relations of a provider's links at the request's version."""
-    return [rel for rel, minor in _LINKS if microversion.at_least(req, minor)]
+    return [rel for rel, version in _LINKS
+            if microversion.at_least(req, version)]
 
 
 def serialize(req, row, relations=None):
@@ -51,10 +46,21 @@ def serialize(req, row, relations=None):
         'generation': row.generation,
         'links': links,
     }
-    if microversion.at_least(req, _NESTED):
+    if microversion.at_least(req, microversion.NESTED_PROVIDERS):
         data['parent_provider_uuid'] = row.parent_provider_uuid
         data['root_provider_uuid'] = row.root_provider_uuid
     return data
+
+
+def check_exists(req):
+    """404 unless the provider of the URL exists.
+
+    The ``before_body`` of the writes under a provider's URL: upstream
+    answers 404 for a missing provider before it reads the body.
+    """
+    context = req.environ['placement.context']
+    context.db.read(rp_obj.get_by_uuid, util.path_arg(req, 'uuid'),
+                    primary=True)
 
 
 def _provider_response(req, row):
@@ -64,16 +70,9 @@ def _provider_response(req, row):
     return response
 
 
-def _versioned(req, base, nested):
-    return nested if microversion.at_least(req, _NESTED) else base
-
-
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.object_errors
 def list_resource_providers(req):
     context = req.environ['placement.context']
-    context.can(policies.LIST)
     filters = provider_query.list_filter(req)
     rows = context.db.read(provider_filter.list_providers, filters)
     relations = link_relations(req)
@@ -84,15 +83,9 @@ def list_resource_providers(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.require_content(util.JSON)
-@util.object_errors
 def create_resource_provider(req):
     context = req.environ['placement.context']
-    context.can(policies.CREATE)
-    data = util.extract_json(req.body, _versioned(
-        req, schema.POST_RESOURCE_PROVIDER,
-        schema.POST_RESOURCE_PROVIDER_V1_14))
+    data = request_checks.body(req)
     uuid = rp_obj.canonical_uuid(data.get('uuid') or
                                  uuidutils.generate_uuid())
     parent_uuid = data.get('parent_provider_uuid')
@@ -100,7 +93,7 @@ def create_resource_provider(req):
         context.db, rp_obj.create, data['name'], uuid,
         parent_uuid and rp_obj.canonical_uuid(parent_uuid))
     location = provider_url(req, row.uuid)
-    if not microversion.at_least(req, _POST_RETURNS_PROVIDER):
+    if not microversion.at_least(req, microversion.POST_PROVIDER_RETURNS_BODY):
         return util.empty_response(201, location)
     response = _provider_response(req, row)
     response.location = location
@@ -108,42 +101,29 @@ def create_resource_provider(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.object_errors
 def get_resource_provider(req):
     context = req.environ['placement.context']
-    context.can(policies.SHOW)
     row = context.db.read(rp_obj.get_by_uuid, util.path_arg(req, 'uuid'))
     return _provider_response(req, row)
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
-@util.require_content(util.JSON)
-@util.object_errors
 def update_resource_provider(req):
     context = req.environ['placement.context']
-    context.can(policies.UPDATE)
     uuid = util.path_arg(req, 'uuid')
-    # A missing provider is 404 before its body is looked at.
-    context.db.read(rp_obj.get_by_uuid, uuid, primary=True)
-    data = util.extract_json(req.body, _versioned(
-        req, schema.PUT_RESOURCE_PROVIDER,
-        schema.PUT_RESOURCE_PROVIDER_V1_14))
+    data = request_checks.body(req)
     parent_uuid = rp_obj.KEEP_PARENT
     if 'parent_provider_uuid' in data:
         parent_uuid = data['parent_provider_uuid']
         parent_uuid = parent_uuid and rp_obj.canonical_uuid(parent_uuid)
     row = rp_obj.write_tree(
         context.db, rp_obj.update, uuid, data['name'], parent_uuid,
-        allow_reparenting=microversion.at_least(req, _REPARENTING))
+        allow_reparenting=microversion.at_least(req, microversion.REPARENTING))
     return _provider_response(req, row)
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.object_errors
 def delete_resource_provider(req):
     context = req.environ['placement.context']
-    context.can(policies.DELETE)
     rp_obj.write_tree(context.db, rp_obj.delete, util.path_arg(req, 'uuid'))
     return util.empty_response(204)

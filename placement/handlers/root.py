@@ -6,7 +6,6 @@ from placement import wsgi_wrapper
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept('application/json')
 def home(req):
     version_doc = {
         'id': 'v1.0',

@@ -12,7 +12,6 @@ from placement import util
 from placement import wsgi_wrapper
 from placement.objects import name_table
 from placement.objects import trait as trait_obj
-from placement.policies import trait as policies
 from placement.schemas import trait as schema
 
 _INVALID_NAME = (
@@ -50,10 +49,8 @@ def _associated_filter(value):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept('application/json')
 def list_traits(req):
     context = req.environ['placement.context']
-    context.can(policies.LIST)
     params = util.query_params(req, ('name', 'associated'))
     filters = {}
     if 'name' in params:
@@ -66,11 +63,9 @@ def list_traits(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.object_errors
 def get_trait(req):
     """204 when the trait exists: there is nothing more to say about it."""
     context = req.environ['placement.context']
-    context.can(policies.SHOW)
     name = util.path_arg(req, 'name')
     row = context.db.read(trait_obj.get_by_name, name)
     response = util.empty_response()
@@ -82,7 +77,6 @@ def get_trait(req):
 def put_trait(req):
     """201 when custom trait ``name`` was created, 204 if it existed."""
     context = req.environ['placement.context']
-    context.can(policies.UPDATE)
     name = util.path_arg(req, 'name')
     if not _NAME_CHECKER.is_valid(name):
         raise webob.exc.HTTPBadRequest(_INVALID_NAME)
@@ -95,10 +89,8 @@ def put_trait(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.object_errors
 def delete_trait(req):
     context = req.environ['placement.context']
-    context.can(policies.DELETE)
     name = util.path_arg(req, 'name')
     context.db.write(trait_obj.delete, name)
     return util.empty_response()

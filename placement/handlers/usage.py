@@ -4,7 +4,6 @@ import jsonschema
 import webob.exc
 
 from placement import errors
-from placement import exception
 from placement import microversion
 from placement import util
 from placement import wsgi_wrapper
@@ -12,15 +11,12 @@ from placement.objects import usage as usage_obj
 from placement.policies import usage as policies
 from placement.schemas import usage as schema
 
-# From 1.38 GET /usages filters and groups by consumer type.
-_CONSUMER_TYPES = 38
 _VALUE_CHECKERS = {
     name: jsonschema.Draft202012Validator(value_schema)
     for name, value_schema in schema.QUERY_VALUES.items()}
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
 def list_provider_usages(req):
     """Per class, the sum of the provider's allocations.
 
@@ -28,12 +24,8 @@ def list_provider_usages(req):
     question about now, not about when some record changed.
     """
     context = req.environ['placement.context']
-    context.can(policies.PROVIDER_USAGES)
-    try:
-        provider, usages = context.db.read(
-            usage_obj.of_provider_uuid, util.path_arg(req, 'uuid'))
-    except exception.PlacementError as exc:
-        util.raise_http(exc)
+    provider, usages = context.db.read(
+        usage_obj.of_provider_uuid, util.path_arg(req, 'uuid'))
     return util.json_response(req, {
         'resource_provider_generation': provider.generation,
         'usages': usages,
@@ -43,7 +35,7 @@ def list_provider_usages(req):
 def _usages_params(req):
     """The validated ``project_id``, ``user_id`` and ``consumer_type``."""
     allowed = {'project_id', 'user_id'}
-    if microversion.at_least(req, _CONSUMER_TYPES):
+    if microversion.at_least(req, microversion.CONSUMER_TYPES):
         allowed.add('consumer_type')
     params = util.query_params(req, allowed)
     if 'project_id' not in params:
@@ -59,13 +51,14 @@ def _usages_params(req):
 
 
 @wsgi_wrapper.PlacementWsgify
-@util.check_accept(util.JSON)
 def list_usages(req):
     """Sums of the allocations of a project's (and user's) consumers.
 
     Before 1.38 one total per class; from 1.38 grouped by consumer type,
     each group with its ``consumer_count``. The requested project is the
-    policy target: a project reader sees its own project only.
+    policy target: a project reader sees its own project only. So the
+    rule is enforced here, after the query string is validated
+    (``query_before_policy`` in the operation table).
     """
     context = req.environ['placement.context']
     params = _usages_params(req)
@@ -73,7 +66,7 @@ def list_usages(req):
     user_id = params.get('user_id')
     context.can(policies.TOTAL_USAGES,
                 {'project_id': project_id, 'user_id': user_id})
-    by_type = microversion.at_least(req, _CONSUMER_TYPES)
+    by_type = microversion.at_least(req, microversion.CONSUMER_TYPES)
     consumer_type = (params.get('consumer_type') if by_type
                      else usage_obj.ALL_TYPES)
     usages = context.db.read(usage_obj.of_project, project_id, user_id,

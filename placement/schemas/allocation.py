@@ -1,6 +1,6 @@
 """JSON schemas of allocation bodies, built for a microversion.
 
-``minor`` is the request's microversion 1.<minor>:
+``version`` is the request's microversion:
 
 - before 1.12 PUT takes a list of ``{resource_provider: {uuid},
   resources}``; from 1.12 a dict keyed by provider uuid;
@@ -10,6 +10,8 @@
 - mappings are accepted (and ignored) from 1.34, not empty when given;
 - consumer_type is required from 1.38.
 """
+
+from placement import microversion as mv
 
 MAX_INT = 2147483647
 _UUID = {'type': 'string', 'format': 'uuid'}
@@ -77,42 +79,43 @@ def _dict_allocations(min_providers):
     }
 
 
-def _owner(minor, properties, required):
-    """Add the consumer fields of microversion ``minor``."""
-    if minor >= 8:
+def _owner(version, properties, required):
+    """Add the consumer fields of microversion ``version``."""
+    if version >= mv.OWNER_REQUIRED:
         properties.update(project_id=EXTERNAL_ID, user_id=EXTERNAL_ID)
         required.extend(['project_id', 'user_id'])
-    if minor >= 28:
+    if version >= mv.CONSUMER_GENERATIONS:
         properties['consumer_generation'] = CONSUMER_GENERATION
         required.append('consumer_generation')
-    if minor >= 34:
+    if version >= mv.MAPPINGS:
         properties['mappings'] = MAPPINGS
-    if minor >= 38:
+    if version >= mv.CONSUMER_TYPES:
         properties['consumer_type'] = CONSUMER_TYPE
         required.append('consumer_type')
     return _closed_object(properties, required)
 
 
-def consumer_allocations(minor):
+def consumer_allocations(version):
     """One consumer of POST /allocations or POST /reshaper."""
-    return _owner(minor, {'allocations': _dict_allocations(0)},
+    return _owner(version, {'allocations': _dict_allocations(0)},
                   ['allocations'])
 
 
-def put_allocations(minor):
+def put_allocations(version):
     """PUT /allocations/{consumer_uuid}."""
-    if minor < 12:
+    if version < mv.DICT_ALLOCATIONS:
         allocations = _list_allocations()
     else:
-        allocations = _dict_allocations(0 if minor >= 28 else 1)
-    return _owner(minor, {'allocations': allocations}, ['allocations'])
+        allocations = _dict_allocations(
+            0 if version >= mv.CONSUMER_GENERATIONS else 1)
+    return _owner(version, {'allocations': allocations}, ['allocations'])
 
 
-def post_allocations(minor):
+def post_allocations(version):
     """POST /allocations (from 1.13): ``{consumer uuid: allocations}``."""
     return {
         'type': 'object',
         'minProperties': 1,
         'propertyNames': {'format': 'uuid'},
-        'additionalProperties': consumer_allocations(minor),
+        'additionalProperties': consumer_allocations(version),
     }

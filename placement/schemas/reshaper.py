@@ -8,8 +8,8 @@ from placement.schemas import allocation
 from placement.schemas import inventory
 
 
-def reshaper(minor):
-    """The body of POST /reshaper at microversion 1.<minor>."""
+def reshaper(version):
+    """The body of POST /reshaper at microversion ``version``."""
     return {
         'type': 'object',
         'properties': {
@@ -22,7 +22,7 @@ def reshaper(minor):
                 'type': 'object',
                 'propertyNames': {'format': 'uuid'},
                 'additionalProperties': allocation.consumer_allocations(
-                    minor),
+                    version),
             },
         },
         'required': ['inventories', 'allocations'],

@@ -1,7 +1,7 @@
-"""The operation table tells the truth about the media type checks the
-handlers make: 406 for an Accept without JSON exactly where an operation
-declares ``produces``, 415 for a body that is not JSON exactly where it
-declares ``consumes``."""
+"""The service makes the media type checks the operation table declares
+(:mod:`placement.request_checks`): 406 for an Accept without JSON exactly
+where an operation declares ``produces``, 415 for a body that is not JSON
+exactly where it declares ``consumes``."""
 
 import pytest
 

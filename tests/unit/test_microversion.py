@@ -31,18 +31,18 @@ def test_parse_compares_numerically():
     assert microversion.parse('1.2') == (1, 2)
 
 
-@pytest.mark.parametrize('version, minor, expected', [
-    ('1.0', 0, True),
-    ('1.13', 14, False),
-    ('1.14', 14, True),
-    ('1.15', 14, True),
-    ('1.9', 10, False),
-    ('1.10', 9, True),
-    ('1.39', 39, True),
-    ('1.38', 39, False),
+@pytest.mark.parametrize('version, feature, expected', [
+    ('1.0', microversion.BASE, True),
+    ('1.13', microversion.NESTED_PROVIDERS, False),
+    ('1.14', microversion.NESTED_PROVIDERS, True),
+    ('1.15', microversion.NESTED_PROVIDERS, True),
+    ('1.9', microversion.ALLOCATION_CANDIDATES, False),
+    ('1.10', microversion.TOTAL_USAGES, True),
+    ('1.39', microversion.ANY_TRAITS, True),
+    ('1.38', microversion.ANY_TRAITS, False),
 ])
-def test_at_least(version, minor, expected):
-    assert microversion.at_least(_request_at(version), minor) is expected
+def test_at_least(version, feature, expected):
+    assert microversion.at_least(_request_at(version), feature) is expected
 
 
 def test_of_returns_the_negotiated_version():

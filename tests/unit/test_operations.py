@@ -30,6 +30,21 @@ def test_policy_rule_is_registered(operation):
     assert operation.policy is None or operation.policy in rules
 
 
+@pytest.mark.parametrize(
+    'operation', operations.OPERATIONS + operations.REPORTS,
+    ids=[f'{op.method} {op.path}'
+         for op in operations.OPERATIONS + operations.REPORTS])
+def test_a_rule_exactly_where_a_token_is_needed(operation):
+    """request_checks enforces the rule it finds here: an authenticated
+    operation without one would be open to every token."""
+    assert operation.authenticated == (operation.policy is not None)
+
+
+@pytest.mark.parametrize('operation', _OPERATIONS, ids=_IDS)
+def test_before_body_only_where_a_body_is_taken(operation):
+    assert operation.before_body is None or operation.bodies
+
+
 @pytest.mark.parametrize('operation', _OPERATIONS, ids=_IDS)
 def test_error_codes_are_known(operation):
     for codes in operation.errors.values():

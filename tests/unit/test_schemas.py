@@ -1,6 +1,6 @@
 """Every request body schema is a valid JSON schema (2020-12).
 
-``placement.util.extract_json`` does not check them at request time.
+``placement.request_checks`` does not check them at request time.
 """
 
 import importlib
@@ -13,7 +13,7 @@ import placement.schemas
 from placement import microversion
 
 _MINORS = range(microversion.parse(microversion.MAX_VERSION_STRING).minor + 1)
-# Schemas built for a microversion: ``function(minor)``.
+# Schemas built for a microversion: ``function(version)``.
 _BUILDERS = ('put_allocations', 'post_allocations', 'consumer_allocations',
              'reshaper')
 
@@ -29,7 +29,8 @@ def _schemas():
                 yield f'{info.name}.{name}', value
             elif name in _BUILDERS:
                 for minor in _MINORS:
-                    yield f'{info.name}.{name}({minor})', value(minor)
+                    yield (f'{info.name}.{name}({minor})',
+                           value(microversion.v1(minor)))
 
 
 @pytest.mark.parametrize('name, schema', list(_schemas()))

@@ -1,0 +1,132 @@
+"""What is checked of a request between the router and its handler.
+
+For the routed :class:`~placement.operations.Operation`, at the
+request's microversion, in this order (upstream's):
+
+1. the Accept header allows one of ``produces`` (else 406);
+2. the Content-Type is one of ``consumes`` (else 415);
+3. the ``policy`` rule allows the caller (else 403), unless the
+   operation validates its query string first (``query_before_policy``:
+   the handler enforces the rule, with a target taken from the query);
+4. ``before_body``, what the handler checks of the URL before the body
+   is read (404 for a missing provider);
+5. the body decodes as JSON and validates against the schema of the
+   :class:`~placement.operations.Body` whose range holds the
+   microversion (else 400); the handler reads it with :func:`body`.
+
+An operation that takes a body at some microversions only (PUT
+/resource_classes/{name} before 1.7) checks neither media type where it
+takes none.
+"""
+
+import json
+
+import jsonschema
+import webob.exc
+from oslo_utils import uuidutils
+
+from placement import microversion
+
+#: Where the validated request body is kept for the handler.
+BODY_ENVIRON = 'placement.body'
+# Far deeper than any request body (POST /reshaper's go 7 levels deep):
+# the schema validator and its messages recurse over what they are given.
+_MAX_JSON_DEPTH = 32
+_FORMAT_CHECKER = jsonschema.FormatChecker()
+
+
+@_FORMAT_CHECKER.checks('uuid')
+def _uuid_like(value):
+    """OpenStack's "uuid-like": also without dashes, upper case, in
+    braces or as a ``urn:uuid:``; the object layer stores the canonical
+    form.
+    """
+    return not isinstance(value, str) or uuidutils.is_uuid_like(value)
+
+
+def before_handler(operation, req):
+    """Run the checks above; the body, if any, goes to :func:`body`."""
+    version = microversion.of(req)
+    schema = operation.body_schema_at(version)
+    media_checked = schema is not None or not operation.consumes
+    if media_checked:
+        _check_accept(operation.produces, req)
+        _check_content_type(operation.consumes, req)
+    if operation.policy is not None and not operation.query_before_policy:
+        req.environ['placement.context'].can(operation.policy)
+    if operation.before_body is not None:
+        operation.before_body(req)
+    if schema is not None:
+        req.environ[BODY_ENVIRON] = _decoded(req.body, schema)
+
+
+def body(req):
+    """The request body, decoded and validated by :func:`before_handler`."""
+    return req.environ[BODY_ENVIRON]
+
+
+def _check_accept(types, req):
+    """406 unless an Accept header allows one of ``types``; none: JSON."""
+    if types and req.headers.get('Accept') and not (
+            req.accept.acceptable_offers(list(types))):
+        raise webob.exc.HTTPNotAcceptable(
+            f"Only {', '.join(types)} is provided")
+
+
+def _check_content_type(types, req):
+    """415 unless the body is of one of ``types`` (none: no body)."""
+    if types and req.content_type not in types:
+        given = req.content_type or 'None'
+        raise webob.exc.HTTPUnsupportedMediaType(
+            f"The media type {given} is not supported, use "
+            f"{', '.join(types)}")
+
+
+def _reject_constant(name):
+    """NaN and Infinity are not JSON (and no database column takes NaN)."""
+    raise ValueError(f'{name} is not a valid JSON value')
+
+
+def _nested_deeper_than(data, limit):
+    """Whether arrays or objects in ``data`` nest more than ``limit`` deep.
+
+    Iterative: the point is to refuse what recursion cannot handle.
+    """
+    pending = [(data, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if isinstance(value, dict):
+            value = list(value.values())
+        if not isinstance(value, list):
+            continue
+        if depth > limit:
+            return True
+        pending.extend((item, depth + 1) for item in value)
+    return False
+
+
+def _decoded(data, schema):
+    """The JSON ``data`` decoded and validated against ``schema``; else 400.
+
+    ``schema`` is not checked against the metaschema, as
+    ``jsonschema.validate`` would on every request (tens of
+    milliseconds): the service's schemas are checked by its unit tests.
+    The error reported is the one ``jsonschema.validate`` would pick.
+    """
+    too_deep = webob.exc.HTTPBadRequest(
+        f'Malformed JSON: arrays and objects nested deeper than '
+        f'{_MAX_JSON_DEPTH} levels')
+    try:
+        value = json.loads(data, parse_constant=_reject_constant)
+    except ValueError as exc:
+        raise webob.exc.HTTPBadRequest(f'Malformed JSON: {exc}')
+    except RecursionError:
+        raise too_deep
+    if _nested_deeper_than(value, _MAX_JSON_DEPTH):
+        raise too_deep
+    validator = jsonschema.Draft202012Validator(
+        schema, format_checker=_FORMAT_CHECKER)
+    error = jsonschema.exceptions.best_match(validator.iter_errors(value))
+    if error is not None:
+        raise webob.exc.HTTPBadRequest(f'JSON does not validate: {error}')
+    return value
