@@ -59,6 +59,8 @@ SERVERS = {
 }
 HEADERS = {'openstack-api-version': 'placement latest',
            'accept': 'application/json', 'x-auth-token': 'admin'}
+#: The admin passes every rule but reshape, which needs the service role.
+SERVICE_HEADERS = {**HEADERS, 'x-roles': 'admin,service'}
 AVX2 = 'HW_CPU_X86_AVX2'
 CUSTOM_TRAITS = ('CUSTOM_BENCH_GOLD', 'CUSTOM_PHYSNET_A', 'CUSTOM_PHYSNET_B')
 NET_GROUP = ('SRIOV_NET_VF:1,NET_BW_EGR_KILOBIT_PER_SEC:1000')
@@ -78,6 +80,9 @@ PROVIDERS = '/resource_providers'
 SIZES = {'small': (2000, 100), 'large': (10000, 500),
          'xlarge': (100000, 2000)}
 SERVER_PARTS = ('sql', 'serialise', 'app')
+#: Providers (or trees) whose inventories one request sets; consumers
+#: one request allocates.
+BATCH = 100
 
 
 def percentile(values, pct):
@@ -157,7 +162,7 @@ def _read_status(pid, field):
 class Server:
     """placement-api in its own session, so that Ctrl-C reaches us only."""
 
-    def __init__(self, conf, workdir, workers, threads):
+    def __init__(self, conf, workdir, workers, threads, pythonpath=None):
         self.endpoint = f'http://127.0.0.1:{_free_port()}'
         self.log_path = os.path.join(workdir, 'server.log')
         port = self.endpoint.rsplit(':', 1)[1]
@@ -167,7 +172,9 @@ class Server:
                  '--host', '127.0.0.1', '--port', port,
                  '--workers', str(workers), '--threads', str(threads)],
                 stdout=log, stderr=subprocess.STDOUT, cwd=workdir,
-                start_new_session=True)
+                start_new_session=True,
+                env=None if pythonpath is None else {
+                    **os.environ, 'PYTHONPATH': pythonpath})
         self.workers = workers
 
     def wait_until_up(self, http, timeout=60):
@@ -215,8 +222,9 @@ class Server:
 
 
 @contextlib.contextmanager
-def running_server(conf, workdir, args, http):
-    server = Server(conf, workdir, args.workers, args.threads)
+def running_server(conf, workdir, args, http, pythonpath=None):
+    """A server; ``pythonpath``: another tree's code to serve with."""
+    server = Server(conf, workdir, args.workers, args.threads, pythonpath)
     try:
         server.wait_until_up(http)
         yield server
@@ -233,42 +241,62 @@ class Client:
         self.http = http
         self.endpoint = endpoint
 
-    def call(self, method, path, body=None, expect=(200, 201, 204)):
+    def call(self, method, path, body=None, expect=(200, 201, 204),
+             headers=HEADERS):
         resp = self.http.request(method, self.endpoint + path, json=body,
-                                 headers=HEADERS, retries=False)
+                                 headers=headers, retries=False)
         if resp.status not in expect:
             raise RuntimeError(f'{method} {path} -> {resp.status}: '
                                f'{resp.data[:500]!r}')
         return resp.json() if resp.data else None
 
-    def provider(self, name, inventories, traits=(), aggregates=(),
-                 parent=None):
-        """Create one provider with its inventories, traits, aggregates."""
+    def provider(self, name, traits=(), aggregates=(), parent=None):
+        """Create one provider, with its traits and aggregates if any.
+
+        Returns ``(uuid, generation)``: inventories come later, many
+        providers at a time (:meth:`set_inventories`).
+        """
         body = {'name': name, 'uuid': str(uuid.uuid4())}
         if parent:
             body['parent_provider_uuid'] = parent
         rp = self.call('POST', '/resource_providers', body)
         path, gen = f'/resource_providers/{rp["uuid"]}', rp['generation']
-        if inventories:
-            gen = self.call('PUT', path + '/inventories', {
-                'resource_provider_generation': gen,
-                'inventories': inventories})['resource_provider_generation']
         if traits:
             gen = self.call('PUT', path + '/traits', {
                 'resource_provider_generation': gen,
                 'traits': sorted(traits)})['resource_provider_generation']
         if aggregates:
-            self.call('PUT', path + '/aggregates', {
+            gen = self.call('PUT', path + '/aggregates', {
                 'resource_provider_generation': gen,
-                'aggregates': list(aggregates)})
-        return rp['uuid']
+                'aggregates': list(aggregates),
+            })['resource_provider_generation']
+        return rp['uuid'], gen
 
-    def allocate(self, allocations, project, user):
-        self.call('PUT', f'/allocations/{uuid.uuid4()}', {
-            'allocations': {rp: {'resources': res}
-                            for rp, res in allocations.items()},
-            'consumer_generation': None, 'project_id': project,
-            'user_id': user, 'consumer_type': 'INSTANCE'})
+    def set_inventories(self, providers):
+        """Set the inventories of many providers in one request.
+
+        ``providers`` are ``(uuid, generation, inventories)``; POST
+        /reshaper (1.30) with no allocations replaces them all in one
+        transaction.
+        """
+        self.call('POST', '/reshaper', {
+            'inventories': {
+                rp: {'resource_provider_generation': gen,
+                     'inventories': inventories}
+                for rp, gen, inventories in providers},
+            'allocations': {}}, headers=SERVICE_HEADERS)
+
+    def allocate(self, consumers):
+        """Create new consumers with their allocations in one POST
+        /allocations; ``consumers`` are ``({provider uuid: resources},
+        project, user)``."""
+        self.call('POST', '/allocations', {
+            str(uuid.uuid4()): {
+                'allocations': {rp: {'resources': res}
+                                for rp, res in allocations.items()},
+                'consumer_generation': None, 'project_id': project,
+                'user_id': user, 'consumer_type': 'INSTANCE'}
+            for allocations, project, user in consumers})
 
 
 def run_parallel(func, items, threads):
@@ -281,20 +309,56 @@ def run_parallel(func, items, threads):
         pool.shutdown(cancel_futures=True)
 
 
+def chunks(items, size):
+    items = list(items)
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def load_in_batches(client, make, indices, threads, size=BATCH):
+    """Create the providers ``make(i)`` describes, ``size`` i at a time.
+
+    ``make(i)`` returns a list of ``(name, inventories, traits,
+    aggregates, parent index or None)``, parents before children; each
+    batch creates its providers one request each (plus traits and
+    aggregates where they have some), then sets all their inventories in
+    one request. Returns the uuids of each ``make(i)``'s providers.
+    """
+    def batch(items):
+        created, inventories = [], []
+        for i in items:
+            uuids = []
+            for name, inv, traits, aggs, parent in make(i):
+                rp, gen = client.provider(
+                    name, traits, aggs,
+                    None if parent is None else uuids[parent])
+                uuids.append(rp)
+                if inv:
+                    inventories.append((rp, gen, inv))
+            created.append(uuids)
+        client.set_inventories(inventories)
+        return created
+
+    return [uuids for done in run_parallel(
+        batch, chunks(indices, size), threads) for uuids in done]
+
+
 def load_flat(client, args):
     """10,000 compute nodes in 20 aggregates, 5 sharing DISK_GB providers,
     allocations on a share of the nodes; returns the member_of aggs."""
     aggs = [str(uuid.uuid4()) for _ in range(args.aggregates)]
+    # The aggregates nodes join: all, or those a query names.
+    member = set(aggs[:max(args.member_of, args.sharing)]
+                 if args.queried_aggregates_only else aggs)
     sharing = {}
     for i in range(args.sharing):
         agg = aggs[i % len(aggs)]
-        sharing[agg] = client.provider(
-            f'shared-disk-{i}', {'DISK_GB': _inventory(100000)},
-            {'MISC_SHARES_VIA_AGGREGATE'}, [agg])
+        rp, gen = client.provider(
+            f'shared-disk-{i}', {'MISC_SHARES_VIA_AGGREGATE'}, [agg])
+        client.set_inventories([(rp, gen, {'DISK_GB': _inventory(100000)})])
+        sharing[agg] = rp
 
     def node(i):
         rng = random.Random(args.seed * 1_000_003 + i)
-        agg = aggs[i % len(aggs)]
         # Traits on 60 % of the nodes; the others cost no traits request.
         traits = {AVX2} if i % 2 == 0 else set()
         traits |= {'CUSTOM_BENCH_GOLD'} if i % 5 == 0 else set()
@@ -303,27 +367,32 @@ def load_flat(client, args):
             'MEMORY_MB': _inventory(rng.choice((65536, 131072, 262144)),
                                     1.5, reserved=512),
             'DISK_GB': _inventory(rng.choice((1000, 2000, 4000)))}
-        return client.provider(f'cn-{i}', inventories, traits, [agg]), agg
+        agg = aggs[i % len(aggs)]
+        return [(f'cn-{i}', inventories, traits,
+                 [agg] if agg in member else [], None)]
 
     # One node per aggregate first, so that no two requests race to
     # create the same aggregate row.
     first = min(args.providers, len(aggs))
-    nodes = run_parallel(node, range(first), 1)
-    nodes += run_parallel(node, range(first, args.providers), args.threads)
+    nodes = load_in_batches(client, node, range(first), 1)
+    nodes += load_in_batches(client, node, range(first, args.providers),
+                             args.threads)
     projects = [str(uuid.uuid4()) for _ in range(10)]
     users = [str(uuid.uuid4()) for _ in range(30)]
 
-    def allocate(item):
-        i, (rp, agg) = item
+    def consumer(i):
+        rp, agg = nodes[i][0], aggs[i % len(aggs)]
         allocations = {rp: {'VCPU': 4, 'MEMORY_MB': 4096}}
         disk = sharing.get(agg) if i % 2 else None
         allocations[disk or rp] = {'DISK_GB': 40}
-        client.allocate(allocations, projects[i % 10], users[i % 30])
+        return allocations, projects[i % 10], users[i % 30]
 
     step = round(100 / args.allocation_percent) if args.allocation_percent \
         else 0
     if step:
-        run_parallel(allocate, list(enumerate(nodes))[::step], args.threads)
+        # One thread: every batch bumps the sharing providers.
+        for batch in chunks(range(0, len(nodes), step), BATCH):
+            client.allocate([consumer(i) for i in batch])
     return aggs[:args.member_of]
 
 
@@ -331,22 +400,25 @@ def load_nested(client, args):
     """Trees of root -> 2 NUMA nodes -> 4 NICs each (2 per physnet)."""
     def tree(i):
         rng = random.Random(args.seed * 1_000_003 + i)
-        root = client.provider(f'nested-{i}',
-                               {'DISK_GB': _inventory(2000)}, {AVX2})
+        providers = [(f'nested-{i}', {'DISK_GB': _inventory(2000)}, {AVX2},
+                      (), None)]
         for n in range(2):
-            numa = client.provider(f'nested-{i}-numa{n}', {
+            providers.append((f'nested-{i}-numa{n}', {
                 'VCPU': _inventory(32, 4.0),
                 'MEMORY_MB': _inventory(rng.choice((65536, 131072)))},
-                parent=root)
+                (), (), 0))
+            numa = len(providers) - 1
             for d in range(4):
                 physnet = 'CUSTOM_PHYSNET_' + 'AB'[d // 2]
-                client.provider(f'nested-{i}-numa{n}-nic{d}', {
+                providers.append((f'nested-{i}-numa{n}-nic{d}', {
                     'SRIOV_NET_VF': _inventory(8),
                     'NET_BW_EGR_KILOBIT_PER_SEC': _inventory(10_000_000),
                     'NET_BW_IGR_KILOBIT_PER_SEC': _inventory(10_000_000)},
-                    {physnet}, parent=numa)
+                    {physnet}, (), numa))
+        return providers
 
-    run_parallel(tree, range(args.trees), args.threads)
+    load_in_batches(client, tree, range(args.trees), args.threads,
+                    BATCH // 10)
 
 
 # --- measuring ---------------------------------------------------------
@@ -534,6 +606,11 @@ def parse_args(argv):
     p.add_argument('--member-of', type=int, default=5,
                    help='aggregates named in the flat member_of query')
     p.add_argument('--sharing', type=int, default=5)
+    p.add_argument('--queried-aggregates-only',
+                   action=argparse.BooleanOptionalAction,
+                   help='put flat nodes only in the aggregates the queries '
+                   'name (or share disk in), which changes no result and '
+                   'saves a request for the others (default: for xlarge)')
     p.add_argument('--allocation-percent', type=int, default=20)
     p.add_argument('--trees', type=int,
                    help='nested trees (overrides --size)')
@@ -550,6 +627,8 @@ def parse_args(argv):
     args.providers = args.providers or providers
     args.trees = args.trees or trees
     args.phase = args.phase or ['flat', 'nested']
+    if args.queried_aggregates_only is None:
+        args.queried_aggregates_only = args.size == 'xlarge'
     return args
 
 

@@ -4,23 +4,25 @@ A write of allocations (:func:`replace`) is one transaction, in this
 order, which every writer follows so that locks are taken in one order:
 
 1. consumers, sorted by uuid: the client's generation is checked, then
-   the consumer row is compare-and-swapped (or inserted), which locks it;
+   the consumer row is compare-and-swapped (or inserted, the new ones
+   of an owner in one statement), which locks it;
 2. the consumers' old allocations are deleted;
 3. the providers receiving allocations, and those that consumers being
-   emptied (``allocations: {}``) held allocations on, as upstream,
-   sorted by id: their generations, as read in this transaction, are
-   compare-and-swapped, which locks them;
-4. inventories and usage are read and every amount checked against
-   capacity, min_unit, max_unit and step_size;
+   emptied (``allocations: {}``) held allocations on, as upstream, are
+   read in one statement with their generations, inventories and
+   usage, and every amount is checked against capacity, min_unit,
+   max_unit and step_size;
+4. their generations, as read, are compare-and-swapped in one
+   statement, which locks the rows in id order;
 5. the new allocations are inserted, and the consumers left without any
    are removed.
 
 Every writer that adds allocations to a provider or changes its
 inventory swaps its generation, so a successful swap proves that the
-inventory and usage read in step 4 are current (on MySQL the read comes
-from the snapshot the generation came from; on PostgreSQL it is read
-under the row lock), except that allocations deleted since may still be
-counted, which can only refuse a claim, never over-allocate. A
+inventory and usage read in step 3 are current: they come from the
+same snapshot as the generation (one statement; on MySQL the
+transaction's snapshot), except that allocations deleted since may
+still be counted, which can only refuse a claim, never over-allocate. A
 failed swap means another writer got there first: the whole transaction
 is rolled back and run again in a fresh one, which re-reads everything,
 up to ``[placement] allocation_conflict_retry_count`` times, by the
@@ -107,36 +109,53 @@ def get_for_provider(conn, provider_id):
         .order_by(ALLOC.c.consumer_id, RC.c.name)).all()
 
 
-def _delete_allocations(conn, uuids):
-    """Delete the allocations of consumers ``uuids``.
+def _old_allocations(conn, uuids):
+    """The allocations of consumers ``uuids``: id, consumer_id and the
+    provider's uuid."""
+    return conn.execute(
+        sa.select(ALLOC.c.id, ALLOC.c.consumer_id, RP.c.uuid)
+        .join(RP, RP.c.id == ALLOC.c.resource_provider_id)
+        .where(ALLOC.c.consumer_id.in_(sorted(uuids)))).all()
+
+
+def _delete_allocations(conn, ids):
+    """Delete allocation rows ``ids``.
 
     By primary key, found by a plain read: a range delete on the
     consumer index would take gap locks (MySQL) that deadlock with
     concurrent inserts of other consumers' allocations.
     """
-    ids = conn.scalars(sa.select(ALLOC.c.id).where(
-        ALLOC.c.consumer_id.in_(sorted(uuids)))).all()
     if ids:
         conn.execute(sa.delete(ALLOC).where(ALLOC.c.id.in_(sorted(ids))))
-    return bool(ids)
 
 
-def _write_consumer(conn, request, consumer, owner_ids):
-    """Write the consumer; before 1.28 a concurrent change is retried.
+def _write_consumers(conn, requests, consumers):
+    """Create or update the consumers of ``requests`` that need it.
 
-    Without a generation from the client the server used the one it
-    read, so another transaction's change is not the client's conflict:
-    a fresh transaction reads the new generation and succeeds, as the
-    consumer generation spec says old microversions always do.
+    The new ones of each owner in one statement. Before 1.28 a
+    concurrent change is retried: without a generation from the client
+    the server used the one it read, so another transaction's change is
+    not the client's conflict: a fresh transaction reads the new
+    generation and succeeds, as the consumer generation spec says old
+    microversions always do.
     """
-    if request.owner not in owner_ids:
-        owner_ids[request.owner] = consumer_obj.owner_ids(
-            conn, request.owner)
+    owner_ids, new = {}, {}
     try:
-        consumer_obj.write(conn, request.uuid, consumer, request.owner,
-                           owner_ids[request.owner])
+        for request in requests:
+            consumer = consumers.get(request.uuid)
+            if consumer is None and not request.allocations:
+                continue
+            if request.owner not in owner_ids:
+                owner_ids[request.owner] = consumer_obj.owner_ids(
+                    conn, request.owner)
+            if consumer is None:
+                new.setdefault(request.owner, []).append(request.uuid)
+            else:
+                consumer_obj.update(conn, consumer, owner_ids[request.owner])
+        for owner, uuids in new.items():
+            consumer_obj.create(conn, uuids, owner_ids[owner])
     except exception.ConcurrentUpdate as exc:
-        if request.check_generation:
+        if any(request.check_generation for request in requests):
             raise
         raise _Retry() from exc
 
@@ -150,52 +169,78 @@ def release(conn, requests):
     requests = sorted(requests, key=lambda request: request.uuid)
     consumers = consumer_obj.get_all(
         conn, [request.uuid for request in requests])
-    owner_ids = {}
     for request in requests:
-        consumer = consumers.get(request.uuid)
         if request.check_generation:
             consumer_obj.check_generation(
-                request.uuid, consumer, request.generation)
-        if consumer is not None or request.allocations:
-            _write_consumer(conn, request, consumer, owner_ids)
-    emptied = _held_providers(
-        conn, [request.uuid for request in requests
-               if not request.allocations])
-    _delete_allocations(conn, [request.uuid for request in requests])
-    return emptied
+                request.uuid, consumers.get(request.uuid),
+                request.generation)
+    _write_consumers(conn, requests, consumers)
+    old = _old_allocations(conn, [request.uuid for request in requests])
+    _delete_allocations(conn, [row.id for row in old])
+    emptied = {request.uuid for request in requests
+               if not request.allocations}
+    return {row.uuid for row in old if row.consumer_id in emptied}
 
 
-def _held_providers(conn, consumer_uuids):
-    """The uuids of the providers consumers ``consumer_uuids`` use."""
-    if not consumer_uuids:
-        return set()
-    return set(conn.scalars(
-        sa.select(RP.c.uuid).distinct()
-        .join(ALLOC, ALLOC.c.resource_provider_id == RP.c.id)
-        .where(ALLOC.c.consumer_id.in_(sorted(consumer_uuids)))))
+def _read_providers(conn, uuids):
+    """``{uuid: provider}`` of providers ``uuids``, with their inventories.
+
+    One statement: each row is a provider (id, uuid, generation) with one
+    of its inventories (None columns for a provider without any), its
+    class name and ``used``, the amount allocated of it. BadRequest if a
+    provider is unknown.
+    """
+    used = (sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0))
+            .where(ALLOC.c.resource_provider_id == INV.c.resource_provider_id,
+                   ALLOC.c.resource_class_id == INV.c.resource_class_id)
+            .scalar_subquery())
+    rows = conn.execute(
+        sa.select(RP.c.id, RP.c.uuid, RP.c.generation,
+                  INV.c.resource_class_id, RC.c.name.label('class_name'),
+                  INV.c.total, INV.c.reserved, INV.c.min_unit,
+                  INV.c.max_unit, INV.c.step_size, INV.c.allocation_ratio,
+                  used.label('used'))
+        .select_from(
+            RP.outerjoin(INV, INV.c.resource_provider_id == RP.c.id)
+            .outerjoin(RC, RC.c.id == INV.c.resource_class_id))
+        .where(RP.c.uuid.in_(sorted(uuids)))).all()
+    providers = {}
+    for row in rows:
+        provider = providers.setdefault(row.uuid, _Provider(
+            row.id, row.uuid, row.generation, {}))
+        if row.class_name is not None:
+            provider.inventories[row.class_name] = row
+    return providers
 
 
-def _providers(conn, uuids):
-    """``{uuid: row}`` of providers ``uuids``; BadRequest if one is unknown."""
-    rows = conn.execute(sa.select(RP.c.id, RP.c.uuid, RP.c.generation)
-                        .where(RP.c.uuid.in_(sorted(uuids)))).all()
-    found = {row.uuid: row for row in rows}
-    missing = sorted(set(uuids) - found.keys())
+@dataclasses.dataclass(frozen=True)
+class _Provider:
+    id: int
+    uuid: str
+    generation: int
+    #: ``{class name: inventory row with its usage}``
+    inventories: dict
+
+
+def _check_known(conn, requests, providers):
+    """BadRequest for an unknown class, then for an unknown provider.
+
+    Classes are looked up only when some provider lacks one: a class in
+    an inventory exists.
+    """
+    missing = set()
+    for request in requests:
+        for rp_uuid, resources in request.allocations.items():
+            inventories = getattr(providers.get(rp_uuid), 'inventories', {})
+            missing.update(set(resources) - inventories.keys())
     if missing:
+        resource_class.ids_by_name(conn, missing)
+    unknown = sorted({rp_uuid for request in requests
+                      for rp_uuid in request.allocations} - providers.keys())
+    if unknown:
         raise exception.BadRequest(
-            f"Allocation for resource provider '{missing[0]}' that does "
+            f"Allocation for resource provider '{unknown[0]}' that does "
             f"not exist.")
-    return found
-
-
-def _swap_generations(conn, providers):
-    """Compare-and-swap the providers' generations, in id order."""
-    for provider in sorted(providers, key=lambda row: row.id):
-        try:
-            resource_provider.increment_generation(
-                conn, provider.id, provider.generation)
-        except exception.ConcurrentUpdate as exc:
-            raise _Retry() from exc
 
 
 def _unable(message):
@@ -217,79 +262,72 @@ def _check_amount(provider, class_name, inventory, amount):
             f'{inventory.step_size}')
 
 
-def _inventories(conn, provider_ids):
-    """``{(provider id, class id): inventory row}``."""
-    rows = conn.execute(sa.select(INV).where(
-        INV.c.resource_provider_id.in_(provider_ids)))
-    return {(row.resource_provider_id, row.resource_class_id): row
-            for row in rows}
+def _new_rows(requests, providers):
+    """The allocation rows to insert, as dicts, checked one by one."""
+    rows = []
+    for request in requests:
+        for rp_uuid, resources in sorted(request.allocations.items()):
+            provider = providers[rp_uuid]
+            for class_name, amount in sorted(resources.items()):
+                inventory = provider.inventories.get(class_name)
+                _check_amount(provider, class_name, inventory, amount)
+                rows.append({'consumer_id': request.uuid,
+                             'resource_provider_id': provider.id,
+                             'resource_class_id': inventory.resource_class_id,
+                             'used': amount})
+    return rows
 
 
-def _usages(conn, provider_ids):
-    """``{(provider id, class id): amount allocated}``."""
-    rows = conn.execute(
-        sa.select(ALLOC.c.resource_provider_id, ALLOC.c.resource_class_id,
-                  sa.func.sum(ALLOC.c.used))
-        .where(ALLOC.c.resource_provider_id.in_(provider_ids))
-        .group_by(ALLOC.c.resource_provider_id, ALLOC.c.resource_class_id))
-    return {(rp_id, rc_id): int(used) for rp_id, rc_id, used in rows}
-
-
-def _new_rows(requests, providers, class_ids):
-    """The allocation rows to insert, as dicts."""
-    return [
-        {'consumer_id': request.uuid,
-         'resource_provider_id': providers[rp_uuid].id,
-         'resource_class_id': class_ids[class_name], 'used': amount}
-        for request in requests
-        for rp_uuid, resources in sorted(request.allocations.items())
-        for class_name, amount in sorted(resources.items())]
-
-
-def _check_capacity(conn, rows, providers, class_names):
+def _check_capacity(rows, providers):
     """Conflict unless every row fits its inventory, with current usage.
 
     ``used + requested <= (total - reserved) * allocation_ratio`` for
     every provider and class, summing the requested amounts of all rows.
     """
-    by_id = {provider.id: provider for provider in providers.values()}
-    inventories = _inventories(conn, list(by_id))
+    inventories = {
+        (provider.id, inventory.resource_class_id): (provider, inventory)
+        for provider in providers.values()
+        for inventory in provider.inventories.values()}
     requested = {}
     for row in rows:
         key = (row['resource_provider_id'], row['resource_class_id'])
-        _check_amount(by_id[key[0]], class_names[key[1]],
-                      inventories.get(key), row['used'])
         requested[key] = requested.get(key, 0) + row['used']
-    usages = _usages(conn, list(by_id))
     for key, amount in sorted(requested.items()):
-        inventory = inventories[key]
+        provider, inventory = inventories[key]
         capacity = ((inventory.total - inventory.reserved)
                     * inventory.allocation_ratio)
-        if usages.get(key, 0) + amount > capacity:
+        if int(inventory.used) + amount > capacity:
             raise _unable(
                 f"Unable to create allocation for "
-                f"'{class_names[key[1]]}' on resource provider "
-                f"'{by_id[key[0]].uuid}'. The requested amount would "
+                f"'{inventory.class_name}' on resource provider "
+                f"'{provider.uuid}'. The requested amount would "
                 f"exceed the capacity.")
 
 
+def _swap_generations(conn, providers):
+    """Compare-and-swap the providers' generations, in one statement."""
+    try:
+        resource_provider.increment_generations(
+            conn, {provider.id: provider.generation
+                   for provider in providers})
+    except exception.ConcurrentUpdate as exc:
+        raise _Retry() from exc
+
+
 def claim(conn, requests, emptied=frozenset()):
-    """Steps 3 to 5: swap generations, check capacity, insert.
+    """Steps 3 to 5: check capacity, swap generations, insert.
 
     The second half of :func:`write_once`; ``emptied`` are what
     :func:`release` returned.
     """
     wanted = {rp_uuid for request in requests
               for rp_uuid in request.allocations}
-    class_ids = resource_class.ids_by_name(
-        conn, {name for request in requests
-               for resources in request.allocations.values()
-               for name in resources})
-    providers = _providers(conn, wanted | emptied)
-    _swap_generations(conn, providers.values())
-    rows = _new_rows(requests, providers, class_ids)
-    _check_capacity(conn, rows, providers,
-                    {id_: name for name, id_ in class_ids.items()})
+    providers = _read_providers(conn, wanted | emptied)
+    _check_known(conn, requests, providers)
+    rows = _new_rows(requests, providers)
+    _check_capacity(rows, providers)
+    if providers:
+        _swap_generations(conn, providers.values())
     if rows:
         conn.execute(sa.insert(ALLOC), rows)
     consumer_obj.delete(conn, [request.uuid for request in requests
@@ -314,9 +352,11 @@ def replace(db, requests, retries):
 
 
 def _delete_consumer(conn, uuid):
-    if not _delete_allocations(conn, [uuid]):
+    ids = [row.id for row in _old_allocations(conn, [uuid])]
+    if not ids:
         raise exception.NotFound(
             f'No allocations for consumer \'{uuid}\'')
+    _delete_allocations(conn, ids)
     consumer_obj.delete(conn, [uuid])
 
 

@@ -4,7 +4,7 @@ A consumer record exists while the consumer has allocations: it is
 created with its first allocation and removed with its last. Its
 generation is compare-and-swapped by every write of its allocations, in
 the same transaction, so that two writers of one consumer cannot both
-win (:func:`write`).
+win (:func:`create`, :func:`update`).
 
 Projects, users and consumer types are created on first use. Two
 requests may create the same one at the same time: the unique
@@ -46,10 +46,10 @@ def _select(table, column, value, locking=False):
 
 
 def _ensure(conn, table, column, value):
-    """The id of the row whose ``column`` is ``value``, created if absent."""
-    row_id = conn.scalar(_select(table, column, value))
-    if row_id is not None:
-        return row_id
+    """The id of the new row whose ``column`` is ``value``.
+
+    Or of the row another transaction created since it was found absent.
+    """
     try:
         with conn.begin_nested():
             return conn.execute(sa.insert(table).values(
@@ -62,17 +62,21 @@ def _ensure(conn, table, column, value):
 def owner_ids(conn, owner):
     """``{column: id}`` of the consumer columns naming ``owner``.
 
-    Creates the project, user and consumer type on first use.
+    One statement finds those that exist; the project, user and consumer
+    type are created on first use.
     """
-    ids = {
-        'project_id': _ensure(conn, PROJECT, PROJECT.c.external_id,
-                              owner.project_id),
-        'user_id': _ensure(conn, USER, USER.c.external_id, owner.user_id),
-    }
+    names = {'project_id': (PROJECT, PROJECT.c.external_id,
+                            owner.project_id),
+             'user_id': (USER, USER.c.external_id, owner.user_id)}
     if owner.consumer_type is not None:
-        ids['consumer_type_id'] = _ensure(
-            conn, CONSUMER_TYPE, CONSUMER_TYPE.c.name, owner.consumer_type)
-    return ids
+        names['consumer_type_id'] = (CONSUMER_TYPE, CONSUMER_TYPE.c.name,
+                                     owner.consumer_type)
+    found = conn.execute(sa.select(*(
+        _select(table, column, value).scalar_subquery().label(key)
+        for key, (table, column, value) in names.items()))).one()
+    return {key: (found[n] if found[n] is not None
+                  else _ensure(conn, table, column, value))
+            for n, (key, (table, column, value)) in enumerate(names.items())}
 
 
 def _select_consumers():
@@ -123,37 +127,41 @@ def check_generation(uuid, consumer, expected):
             f'{uuid})')
 
 
-def _conflict(uuid):
+def _conflict(uuids):
     return exception.ConcurrentUpdate(
-        f'consumer {uuid} was changed by another request while its '
-        f'allocations were written; re-read it and retry.')
+        f'consumer {", ".join(uuids)} was changed by another request while '
+        f'its allocations were written; re-read it and retry.')
 
 
-def write(conn, uuid, consumer, owner, known_ids=None):
-    """Create the consumer, or bump its generation and set its owner.
+def create(conn, uuids, values):
+    """Create the consumers ``uuids`` with the columns ``values``.
 
-    ``consumer`` is its row as read in this transaction (None: there was
-    none); ``known_ids`` the :func:`owner_ids` of ``owner`` if the caller
-    has them (a batch of consumers of one owner looks them up once).
-    ConcurrentUpdate when another transaction changed or created it since.
+    In one statement, without a savepoint: when another transaction
+    created one of them since, the whole transaction is given up
+    (ConcurrentUpdate), as the unique constraint's error leaves it
+    unusable on PostgreSQL.
     """
-    values = known_ids or owner_ids(conn, owner)
-    if consumer is None:
-        # Generation 1, as upstream: created (0), then written (+1).
-        try:
-            with conn.begin_nested():
-                conn.execute(sa.insert(CONSUMER).values(
-                    uuid=uuid, generation=1, **values))
-        except sa.exc.IntegrityError as exc:
-            raise _conflict(uuid) from exc
-        return
+    # Generation 1, as upstream: created (0), then written (+1).
+    try:
+        conn.execute(sa.insert(CONSUMER), [
+            {'uuid': uuid, 'generation': 1, **values} for uuid in uuids])
+    except sa.exc.IntegrityError as exc:
+        raise _conflict(uuids) from exc
+
+
+def update(conn, consumer, values):
+    """Bump the generation of ``consumer`` (its row as read in this
+    transaction) and set its columns ``values``.
+
+    ConcurrentUpdate when another transaction changed it since.
+    """
     result = conn.execute(
         sa.update(CONSUMER)
         .where(CONSUMER.c.id == consumer.id,
                CONSUMER.c.generation == consumer.generation)
         .values(generation=consumer.generation + 1, **values))
     if result.rowcount != 1:
-        raise _conflict(uuid)
+        raise _conflict([consumer.uuid])
 
 
 def delete(conn, uuids):

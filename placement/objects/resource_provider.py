@@ -118,17 +118,29 @@ def increment_generation(conn, provider_id, expected_generation):
     Raises ConcurrentUpdate when the provider's generation is no longer
     ``expected_generation`` (another writer got there first).
     """
+    increment_generations(conn, {provider_id: expected_generation})
+    return expected_generation + 1
+
+
+def increment_generations(conn, expected):
+    """Compare-and-swap the generations ``{provider id: generation}``.
+
+    In one statement, which locks the rows in index order; raises
+    ConcurrentUpdate unless every provider was still at its generation.
+    """
     # The successor is the database's, of a row that matched: sent as a
     # value, that of 2147483647 is out of PostgreSQL's integer range even
     # when no row matches.
+    if len(expected) == 1:
+        [(provider_id, generation)] = expected.items()
+        seen = RP.c.id == provider_id, RP.c.generation == generation
+    else:
+        seen = (RP.c.id.in_(sorted(expected)),
+                RP.c.generation == sa.case(expected, value=RP.c.id))
     result = conn.execute(
-        sa.update(RP)
-        .where(RP.c.id == provider_id,
-               RP.c.generation == expected_generation)
-        .values(generation=RP.c.generation + 1))
-    if result.rowcount != 1:
+        sa.update(RP).where(*seen).values(generation=RP.c.generation + 1))
+    if result.rowcount != len(expected):
         raise _generation_conflict()
-    return expected_generation + 1
 
 
 def check_generation(conn, provider_id, expected_generation):

@@ -3,6 +3,7 @@
 import pytest
 
 from tools import bench_allocation_candidates as bench
+from tools import bench_claims
 
 
 def test_percentile_is_nearest_rank():
@@ -44,3 +45,23 @@ def test_flat_queries_name_every_member_of_aggregate():
     assert '&member_of=in:a1,a2&required=HW_CPU_X86_AVX2' in query
     assert query.endswith('&limit=1000')
     assert 'limit' not in queries['flat resources-only unlimited']
+
+
+def test_chunks_keep_order_and_the_remainder():
+    assert bench.chunks(range(5), 2) == [[0, 1], [2, 3], [4]]
+    assert bench.chunks([], 3) == []
+
+
+def test_xlarge_puts_nodes_only_in_queried_aggregates():
+    assert bench.parse_args(['--size', 'xlarge']).queried_aggregates_only
+    assert not bench.parse_args([]).queried_aggregates_only
+    assert not bench.parse_args(
+        ['--size', 'xlarge', '--no-queried-aggregates-only']
+    ).queried_aggregates_only
+
+
+def test_claims_defaults_to_8_and_32_writers_on_the_large_set():
+    args = bench_claims.parse_args(['--db', 'postgresql'])
+    assert args.writers == [8, 32]
+    assert args.providers == 10000
+    assert args.server_url.startswith('postgresql')
