@@ -5,7 +5,8 @@ of providers or of combinations (see ARCHITECTURE.md, "Known traps"):
 
 0. *Windows* (:func:`_windows`): with a limit, the roots are searched a
    window of ids at a time (the first as large as the limit, each next
-   twice as large; from a random root with
+   as large as the rates seen so far say the rest of the limit needs;
+   from a random root with
    ``randomize_allocation_candidates``), and the steps below run per
    window until the limit is met, so that the rows read follow the limit
    rather than the cloud. Without a limit one window holds every root.
@@ -23,7 +24,7 @@ of providers or of combinations (see ARCHITECTURE.md, "Known traps"):
    ``root_required`` is one query on roots.
 2. *Assembly*, lazily: the roots of a window are walked in order
    (shuffled when randomised), their trees loaded a batch at a
-   time (:func:`_load_providers`, four queries per batch), and each tree
+   time (:func:`_load_providers`, one query per batch), and each tree
    yields its candidates through :func:`candidate_tree.candidates`.
    ``depth-first`` exhausts a tree before the next; ``breadth-first``
    takes one candidate from each tree in turn. Everything stops at the
@@ -33,8 +34,11 @@ of providers or of combinations (see ARCHITECTURE.md, "Known traps"):
 """
 
 import collections
+import contextlib
+import gc
 import itertools
 import random
+import threading
 import typing
 
 import sqlalchemy as sa
@@ -77,38 +81,93 @@ def get_candidates(conn, request, conf):
     randomize = conf.placement.randomize_allocation_candidates
     narrowing = _Narrowing(conn, request)
     trees = _Trees(conn, narrowing)
-    found_roots = []
-    windows = (_ordered(narrowing.narrow(window), randomize, found_roots)
-               for window in _windows(conn, limit, randomize, found_roots))
+    progress = _Progress()
+    windows = (progress.narrowed(narrowing.narrow(window), randomize)
+               for window in _windows(conn, limit, randomize, progress))
     found = _strategy(conf)(trees.candidates_by_root(windows, limit))
-    chosen = list(itertools.islice(found, limit))
-    return candidate_request.Candidates(
-        candidates=[candidate for _, candidate in chosen],
-        summaries=trees.summaries(chosen))
+    with no_cycle_collection():
+        chosen = list(itertools.islice(progress.counted(found), limit))
+        return candidate_request.Candidates(
+            candidates=[candidate for _, candidate in chosen],
+            summaries=trees.summaries(chosen))
 
 
-def _ordered(roots, randomize, found_roots):
-    """``roots`` in id order, or shuffled; their number is appended to
-    ``found_roots``."""
-    roots = sorted(roots)
-    if randomize:
-        random.shuffle(roots)
-    found_roots.append(len(roots))
-    return roots
+_PAUSE_LOCK = threading.Lock()
+_pauses = [0, False]    # searches running, whether they disabled gc
 
 
-def _windows(conn, limit, randomize, found_roots):
+@contextlib.contextmanager
+def no_cycle_collection():
+    """Pause Python's cycle collector while candidates are assembled.
+
+    Assembly makes tens of thousands of small containers that all stay
+    alive, so the collector's full passes (triggered by allocations,
+    each walking every live object) cost a third of an unlimited
+    search; they find nothing to free. The pause is process-wide and
+    counted, so that the threads of one worker share it and the last
+    one out enables the collector again (if it was enabled).
+    """
+    with _PAUSE_LOCK:
+        if not _pauses[0]:
+            _pauses[1] = gc.isenabled()
+            gc.disable()
+        _pauses[0] += 1
+    try:
+        yield
+    finally:
+        with _PAUSE_LOCK:
+            _pauses[0] -= 1
+            if not _pauses[0] and _pauses[1]:
+                gc.enable()
+
+
+class _Progress:
+    """How far the search went: what sizes the next window of roots."""
+
+    def __init__(self):
+        #: Roots in the windows searched so far.
+        self.searched = 0
+        #: Of those, the roots that can serve every slot.
+        self.qualified = 0
+        #: Candidates taken so far.
+        self.taken = 0
+
+    def narrowed(self, roots, randomize):
+        """``roots`` in id order, or shuffled; counted as qualified."""
+        roots = sorted(roots)
+        if randomize:
+            random.shuffle(roots)
+        self.qualified += len(roots)
+        return roots
+
+    def counted(self, found):
+        for pair in found:
+            self.taken += 1
+            yield pair
+
+    def next_size(self, size, limit):
+        """Roots in the next window: as many as should hold the
+        candidates still needed for ``limit``, at the rates of roots
+        qualifying and of candidates per qualifying root seen so far,
+        plus a quarter; twice the last while nothing was taken."""
+        if not self.taken:
+            return size * 2
+        roots = (limit - self.taken) * self.qualified // self.taken + 1
+        expected = roots * self.searched // self.qualified
+        return max(expected + expected // 4, FIRST_WINDOW)
+
+
+def _windows(conn, limit, randomize, progress):
     """The windows of root ids to search, in order, lazily.
 
     A window ``(after, last)`` holds the roots with ``after < id <=
     last`` (None: no bound). Without a limit one window holds every
     root. With one the first holds ``max(limit, FIRST_WINDOW)`` roots,
-    and each next (:func:`_next_size`) as many as should hold the roots
-    still needed, from how many of the roots searched so far qualified
-    (``found_roots``, one count per window): a limit met early reads few
-    rows whatever the size of the cloud, and a rare match takes few
-    windows. Randomised, the windows start at a random root and wrap
-    around.
+    and each next as many as :meth:`_Progress.next_size` expects to
+    hold the candidates still needed: a limit met early reads few rows
+    whatever the size of the cloud, a window does not load many more
+    trees than the limit needs, and a rare match takes few windows.
+    Randomised, the windows start at a random root and wrap around.
     """
     if limit is None:
         yield None, None
@@ -122,7 +181,7 @@ def _windows(conn, limit, randomize, found_roots):
             return
         start = random.randint(lowest, highest)
         passes = [(start - 1, None), (lowest - 1, start - 1)]
-    size = searched = max(limit, FIRST_WINDOW)
+    size = max(limit, FIRST_WINDOW)
     for after, until in passes:
         while until is None or after < until:
             last = conn.scalar(
@@ -131,22 +190,12 @@ def _windows(conn, limit, randomize, found_roots):
                        *([] if until is None else [RP.c.id <= until]))
                 .order_by(RP.c.id).offset(size - 1).limit(1))
             last = until if last is None else last
+            progress.searched += size
             yield after, last
             if last == until:
                 break
-            size = _next_size(size, limit, searched, sum(found_roots))
-            after, searched = last, searched + size
-
-
-def _next_size(size, limit, searched, found):
-    """Roots in the next window: twice the last, or more when the
-    ``found`` qualifying roots of the ``searched`` so far say that more
-    are needed for the ``limit`` (each root gives a candidate or more,
-    usually)."""
-    if found >= limit:
-        return size * 2
-    expected = (limit - found) * searched // max(found, 1)
-    return max(size * 2, expected + expected // 4)
+            size = progress.next_size(size, limit)
+            after = last
 
 
 def _within(window, column):
@@ -291,10 +340,14 @@ class _Narrowing:
             query = query.where(RP.c.id.in_(provider_filter.with_capacity(
                 self.class_ids[name], amount)))
         roots, traits_met = {}, {}
-        for provider_id, root, *has in self.conn.execute(query):
-            roots[provider_id] = root
-            traits_met[provider_id] = {
-                index for index, found in enumerate(has) if found}
+        rows = self.conn.execute(query).all()
+        if collective:
+            for provider_id, root, *has in rows:
+                roots[provider_id] = root
+                traits_met[provider_id] = {
+                    index for index, found in enumerate(has) if found}
+        else:
+            roots = dict(rows)
         return _SlotProviders(group, resources, roots, traits_met)
 
     def _group_conditions(self, group, allocating):
@@ -308,27 +361,32 @@ class _Narrowing:
         conditions = [_member_of(aggregates, spans_root)
                       for aggregates in group.member_of]
         if group.forbidden_aggregates:
-            conditions.append(~_member_of(group.forbidden_aggregates,
-                                          spans_root))
+            conditions.append(~_in_aggregate_of(
+                group.forbidden_aggregates, spans_root))
         if group.suffix or not allocating:
             conditions += [self._has_any(names)
                            for names in group.required_traits]
         if group.forbidden_traits:
-            conditions.append(~self._has_any(group.forbidden_traits))
+            conditions.append(~provider_filter.has_any_trait(
+                RP.c.id, self._ids(group.forbidden_traits)))
         if group.in_tree is not None:
             conditions.append(_ROOT_ID == _root_of(group.in_tree))
         return conditions
 
+    def _ids(self, names):
+        return [self.trait_ids[name] for name in names]
+
     def _has_any(self, names):
-        return provider_filter.has_any_trait(
-            RP.c.id, [self.trait_ids[name] for name in names])
+        """Condition (or flag): the provider has one of the traits."""
+        return RP.c.id.in_(provider_filter.with_any_trait(self._ids(names)))
 
     def _roots_with_root_traits(self, window):
         request = self.request
         conditions = [self._has_any(names)
                       for names in request.root_required]
         if request.root_forbidden:
-            conditions.append(~self._has_any(request.root_forbidden))
+            conditions.append(~provider_filter.has_any_trait(
+                RP.c.id, self._ids(request.root_forbidden)))
         query = sa.select(RP.c.id).where(
             RP.c.parent_provider_id.is_(None), *conditions,
             *_within(window, RP.c.id))
@@ -370,6 +428,16 @@ def _slot_resources(group):
 def _member_of(aggregate_uuids, spans_root):
     """Condition: the provider (or, if ``spans_root``, its root) is in
     one of the aggregates."""
+    members = provider_filter.members_of_any(aggregate_uuids)
+    condition = RP.c.id.in_(members)
+    if spans_root:
+        condition = condition | _ROOT_ID.in_(members)
+    return condition
+
+
+def _in_aggregate_of(aggregate_uuids, spans_root):
+    """:func:`_member_of` as probes, for its negation: NOT IN would
+    read the whole set for a few providers."""
     condition = provider_filter.in_any_aggregate(RP.c.id, aggregate_uuids)
     if spans_root:
         condition = condition | provider_filter.in_any_aggregate(
@@ -423,6 +491,7 @@ class _Trees:
         self.rules = _rules(narrowing.request)
         self.by_root = collections.defaultdict(list)
         self.providers = {}
+        self.names = _Names(conn)
         self.by_uuid = {}
 
     def candidates_by_root(self, windows, limit):
@@ -460,8 +529,8 @@ class _Trees:
     def _load(self, roots):
         roots = {root for root in roots if root not in self.by_root}
         if roots:
-            self._remember(_load_providers(self.conn,
-                                           _ROOT_ID.in_(sorted(roots))))
+            self._remember(_load_providers(
+                self.conn, _ROOT_ID.in_(sorted(roots)), self.names))
 
     def _remember(self, loaded):
         self.providers.update(loaded)
@@ -527,73 +596,109 @@ def _summary(provider):
         traits=provider.traits)
 
 
-def _load_providers(conn, condition):
+def _load_providers(conn, condition, names):
     """``{id: candidate_tree.Provider}`` for the providers matching
-    ``condition`` (on ``RP``), in four queries."""
+    ``condition`` (on ``RP``), in one query.
+
+    A row per provider, its inventories (with usage) and trait ids
+    folded into strings by the database: the driver's cost is per row
+    and per column, and this way a provider is one row, not one per
+    inventory and trait. ``names`` is a :class:`_Names`.
+    """
     parent = RP.alias('parent')
     root = RP.alias('root')
     rows = conn.execute(
         sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id, _ROOT_ID,
-                  parent.c.uuid, sa.func.coalesce(root.c.uuid, RP.c.uuid))
+                  parent.c.uuid, sa.func.coalesce(root.c.uuid, RP.c.uuid),
+                  _folded_inventories(), _folded_traits())
         .select_from(
             RP.outerjoin(parent, parent.c.id == RP.c.parent_provider_id)
             .outerjoin(root, root.c.id == RP.c.root_provider_id))
         .where(condition)).all()
-    if not rows:
-        return {}
-    inventories = _inventories(conn, condition)
-    traits = _traits(conn, condition)
+    trait_names = names.traits(
+        {int(trait_id) for row in rows if row[7]
+         for trait_id in row[7].split(',')})
     return {
         row[0]: candidate_tree.Provider(
             id=row[0], uuid=row[1], parent_id=row[2], root_id=row[3],
             parent_uuid=row[4], root_uuid=row[5],
-            inventories=inventories.get(row[0], {}),
-            traits=tuple(traits.get(row[0], ())))
+            inventories=_inventories(row[6], names.classes),
+            traits=tuple(trait_names[trait_id] for trait_id in sorted(
+                int(trait_id) for trait_id in row[7].split(',')))
+            if row[7] else ())
         for row in rows}
 
 
-def _inventories(conn, condition):
-    """``{provider id: {class: (capacity, used, free, max_unit)}}``.
+def _text(column):
+    return sa.cast(column, sa.String)
 
-    Inventories and usages are read apart and joined here: each query is
-    a plain indexed one, where a join on a grouped subquery is not.
-    """
-    used = collections.Counter()
-    for provider_id, class_id, amount in conn.execute(
-            sa.select(_ALLOC.c.resource_provider_id,
-                      _ALLOC.c.resource_class_id,
-                      sa.func.sum(_ALLOC.c.used))
-            .join(RP, RP.c.id == _ALLOC.c.resource_provider_id)
-            .where(condition)
-            .group_by(_ALLOC.c.resource_provider_id,
-                      _ALLOC.c.resource_class_id)):
-        used[provider_id, class_id] = int(amount)
-    rows = conn.execute(
-        sa.select(_INV.c.resource_provider_id, _INV.c.resource_class_id,
-                  _RC.c.name, _INV.c.total, _INV.c.reserved,
-                  _INV.c.allocation_ratio, _INV.c.max_unit)
-        .join(RP, RP.c.id == _INV.c.resource_provider_id)
-        .join(_RC, _RC.c.id == _INV.c.resource_class_id)
-        .where(condition))
-    inventories = collections.defaultdict(dict)
-    for provider_id, class_id, name, total, reserved, ratio, max_unit in rows:
-        limit = (total - reserved) * ratio
-        used_now = used[provider_id, class_id]
-        inventories[provider_id][name] = (int(limit), used_now,
-                                          limit - used_now, max_unit)
+
+def _folded_inventories():
+    """The provider's inventories as ``class:total:reserved:ratio:
+    max_unit:used`` joined by ``;`` (None without any); the usage is a
+    correlated sum that the index on allocations (provider, class,
+    used) answers alone."""
+    used = (sa.select(sa.func.coalesce(sa.func.sum(_ALLOC.c.used), 0))
+            .where(_ALLOC.c.resource_provider_id
+                   == _INV.c.resource_provider_id,
+                   _ALLOC.c.resource_class_id == _INV.c.resource_class_id)
+            .scalar_subquery())
+    fields = [_INV.c.resource_class_id, _INV.c.total, _INV.c.reserved,
+              _INV.c.allocation_ratio, _INV.c.max_unit, used]
+    text = _text(fields[0])
+    for field in fields[1:]:
+        text = text + ':' + _text(field)
+    return (sa.select(sa.func.aggregate_strings(text, ';'))
+            .where(_INV.c.resource_provider_id == RP.c.id)
+            .scalar_subquery())
+
+
+def _folded_traits():
+    """The provider's trait ids joined by ``,`` (None without any)."""
+    return (sa.select(sa.func.aggregate_strings(
+        _text(_RP_TRAIT.c.trait_id), ','))
+        .where(_RP_TRAIT.c.resource_provider_id == RP.c.id)
+        .scalar_subquery())
+
+
+def _inventories(folded, classes):
+    """``{class: (capacity, used, free, max_unit)}`` of a folded
+    inventory string (:func:`_folded_inventories`); ``free`` is exact,
+    as the ratio is read as the driver reads a float."""
+    inventories = {}
+    if not folded:
+        return inventories
+    for inventory in folded.split(';'):
+        class_id, total, reserved, ratio, max_unit, used = inventory.split(
+            ':')
+        limit = (int(total) - int(reserved)) * float(ratio)
+        used = int(used)
+        inventories[classes[int(class_id)]] = (
+            int(limit), used, limit - used, int(max_unit))
     return inventories
 
 
-def _traits(conn, condition):
-    """``{provider id: [trait name]}``, in the order the traits were
-    created (as upstream lists them)."""
-    rows = conn.execute(
-        sa.select(_RP_TRAIT.c.resource_provider_id, _TRAIT.c.name)
-        .join(RP, RP.c.id == _RP_TRAIT.c.resource_provider_id)
-        .join(_TRAIT, _TRAIT.c.id == _RP_TRAIT.c.trait_id)
-        .where(condition)
-        .order_by(_TRAIT.c.id))
-    traits = collections.defaultdict(list)
-    for provider_id, name in rows:
-        traits[provider_id].append(name)
-    return traits
+class _Names:
+    """The names of resource classes and traits, read once a request."""
+
+    def __init__(self, conn):
+        self.conn = conn
+        self._classes = None
+        self._traits = {}
+
+    @property
+    def classes(self):
+        """``{id: name}`` of every resource class (a small table)."""
+        if self._classes is None:
+            self._classes = dict(self.conn.execute(
+                sa.select(_RC.c.id, _RC.c.name)).all())
+        return self._classes
+
+    def traits(self, ids):
+        """``{id: name}`` of the traits ``ids`` (and those read before)."""
+        missing = sorted(set(ids) - set(self._traits))
+        if missing:
+            self._traits.update(self.conn.execute(
+                sa.select(_TRAIT.c.id, _TRAIT.c.name)
+                .where(_TRAIT.c.id.in_(missing))).all())
+        return self._traits

@@ -59,6 +59,25 @@ def has_any_trait(provider_id, trait_ids):
         _RP_TRAIT.c.trait_id.in_(trait_ids))
 
 
+def members_of_any(aggregate_uuids):
+    """Ids of the providers in one of the aggregates.
+
+    As ``column IN`` this, the set is read once (PostgreSQL hashes it,
+    MariaDB materialises it) where :func:`in_any_aggregate` is a probe
+    per row, which an OR of two of them cannot turn into a join.
+    """
+    return (sa.select(_RP_AGG.c.resource_provider_id)
+            .join(_AGG, _AGG.c.id == _RP_AGG.c.aggregate_id)
+            .where(_AGG.c.uuid.in_(aggregate_uuids)))
+
+
+def with_any_trait(trait_ids):
+    """Ids of the providers with one of the traits (see
+    :func:`members_of_any`)."""
+    return sa.select(_RP_TRAIT.c.resource_provider_id).where(
+        _RP_TRAIT.c.trait_id.in_(trait_ids))
+
+
 def in_every_aggregate(provider_id, aggregate_uuids):
     """Condition: provider ``provider_id`` is in all of the aggregates.
 
