@@ -6,6 +6,7 @@ object layer answers it with :class:`Candidates`, which are rendered for
 the request's microversion.
 """
 
+from placement import gc_pause
 from placement import microversion
 from placement import query
 from placement import util
@@ -92,6 +93,6 @@ def list_allocation_candidates(req):
                             context.config)
     # Rendering makes as many small objects as the search: as fast
     # without the cycle collector.
-    with candidate_obj.no_cycle_collection():
+    with gc_pause.no_cycle_collection():
         body = render(req, request, found)
     return util.json_response(req, body)

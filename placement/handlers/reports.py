@@ -11,6 +11,7 @@ import mimetypes
 import webob
 import webob.exc
 
+from placement import gc_pause
 from placement import query
 from placement import util
 from placement import wsgi_wrapper
@@ -35,8 +36,10 @@ def _answer(req, rule, build, target=None, **kwargs):
     params = {name: given.every(name) for name in given}
     context = req.environ['placement.context']
     context.can(rule, target)
-    document = context.db.read(build, context.config, params, **kwargs)
-    return util.json_response(req, document)
+    # A detailed report holds one entry per provider and class.
+    with gc_pause.no_cycle_collection():
+        document = context.db.read(build, context.config, params, **kwargs)
+        return util.json_response(req, document)
 
 
 @wsgi_wrapper.PlacementWsgify

@@ -34,15 +34,13 @@ of providers or of combinations (see ARCHITECTURE.md, "Known traps"):
 """
 
 import collections
-import contextlib
-import gc
 import itertools
 import random
-import threading
 import typing
 
 import sqlalchemy as sa
 
+from placement import gc_pause
 from placement.db import models
 from placement.objects import candidate_request
 from placement.objects import candidate_tree
@@ -85,40 +83,11 @@ def get_candidates(conn, request, conf):
     windows = (progress.narrowed(narrowing.narrow(window), randomize)
                for window in _windows(conn, limit, randomize, progress))
     found = _strategy(conf)(trees.candidates_by_root(windows, limit))
-    with no_cycle_collection():
+    with gc_pause.no_cycle_collection():
         chosen = list(itertools.islice(progress.counted(found), limit))
         return candidate_request.Candidates(
             candidates=[candidate for _, candidate in chosen],
             summaries=trees.summaries(chosen))
-
-
-_PAUSE_LOCK = threading.Lock()
-_pauses = [0, False]    # searches running, whether they disabled gc
-
-
-@contextlib.contextmanager
-def no_cycle_collection():
-    """Pause Python's cycle collector while candidates are assembled.
-
-    Assembly makes tens of thousands of small containers that all stay
-    alive, so the collector's full passes (triggered by allocations,
-    each walking every live object) cost a third of an unlimited
-    search; they find nothing to free. The pause is process-wide and
-    counted, so that the threads of one worker share it and the last
-    one out enables the collector again (if it was enabled).
-    """
-    with _PAUSE_LOCK:
-        if not _pauses[0]:
-            _pauses[1] = gc.isenabled()
-            gc.disable()
-        _pauses[0] += 1
-    try:
-        yield
-    finally:
-        with _PAUSE_LOCK:
-            _pauses[0] -= 1
-            if not _pauses[0] and _pauses[1]:
-                gc.enable()
 
 
 class _Progress:

@@ -1,6 +1,5 @@
 """Assembly of allocation candidates, without a database."""
 
-import gc
 import itertools
 
 from placement.objects import allocation_candidate
@@ -215,23 +214,3 @@ def test_breadth_first_first_round_is_lazy():
 def test_batches_grow():
     assert [len(batch) for batch in allocation_candidate._batches(
         list(range(100)), 10)] == [10, 20, 40, 30]
-
-
-def test_cycle_collection_pauses_nest_and_end():
-    assert gc.isenabled()
-    with allocation_candidate.no_cycle_collection():
-        assert not gc.isenabled()
-        with allocation_candidate.no_cycle_collection():
-            assert not gc.isenabled()
-        assert not gc.isenabled()
-    assert gc.isenabled()
-
-
-def test_cycle_collection_stays_off_if_it_was():
-    gc.disable()
-    try:
-        with allocation_candidate.no_cycle_collection():
-            pass
-        assert not gc.isenabled()
-    finally:
-        gc.enable()
