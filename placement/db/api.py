@@ -102,6 +102,9 @@ def _setup_sqlite(engine, db_conf):
         conn.exec_driver_sql(f'BEGIN {mode}'.strip())
 
 
+_GROUP_CONCAT_MAX = 16 * 1024 * 1024
+
+
 def _setup_mysql(engine, db_conf):
     """SQL mode, and the waits of the session's locks and statements.
 
@@ -112,6 +115,10 @@ def _setup_mysql(engine, db_conf):
     def statements(dbapi_connection):
         yield ('SET SESSION innodb_lock_wait_timeout = %s',
                [db_conf.lock_wait_timeout])
+        # The candidate search folds a provider's inventories and traits
+        # into one string (GROUP_CONCAT); MySQL cuts it at 1,024 bytes
+        # by default (MariaDB at 1 MB).
+        yield 'SET SESSION group_concat_max_len = %s', [_GROUP_CONCAT_MAX]
         if db_conf.mysql_sql_mode:
             yield 'SET SESSION sql_mode = %s', [db_conf.mysql_sql_mode]
         if (db_conf.statement_timeout

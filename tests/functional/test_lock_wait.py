@@ -69,7 +69,8 @@ def test_write_blocked_by_a_held_lock_is_a_clean_409(api, db):
 _SESSION_SETTINGS = {
     'sqlite': [('PRAGMA busy_timeout', '3000')],
     'mysql': [('SELECT @@SESSION.innodb_lock_wait_timeout', '3'),
-              ('SELECT @@SESSION.max_statement_time', '30.0')],
+              ('SELECT @@SESSION.max_statement_time', '30.0'),
+              ('SELECT @@SESSION.group_concat_max_len', '16777216')],
     'postgresql': [('SHOW lock_timeout', '3s'),
                    ('SHOW statement_timeout', '30s'),
                    ('SHOW jit', 'off')],
