@@ -9,7 +9,6 @@ import webob.exc
 from placement import microversion
 from placement import request_checks
 from placement import util
-from placement import wsgi_wrapper
 from placement.objects import aggregate
 from placement.objects import resource_provider
 
@@ -24,7 +23,6 @@ def _response(req, uuids, generation):
     return response
 
 
-@wsgi_wrapper.PlacementWsgify
 def get_aggregates(req):
     context = req.environ['placement.context']
     provider, uuids = context.db.read(
@@ -51,7 +49,6 @@ def _canonical_set(uuids):
     return canonical
 
 
-@wsgi_wrapper.PlacementWsgify
 def set_aggregates(req):
     context = req.environ['placement.context']
     uuid = util.path_arg(req, 'uuid')

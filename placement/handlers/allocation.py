@@ -11,7 +11,6 @@ import webob.exc
 from placement import microversion
 from placement import request_checks
 from placement import util
-from placement import wsgi_wrapper
 from placement.objects import allocation as allocation_obj
 from placement.objects import consumer as consumer_obj
 from placement.objects import name_table
@@ -111,7 +110,6 @@ def _consumer_body(req, rows, consumer):
     return body
 
 
-@wsgi_wrapper.PlacementWsgify
 def list_for_consumer(req):
     """The consumer's allocations; ``{"allocations": {}}`` if none."""
     context = req.environ['placement.context']
@@ -124,7 +122,6 @@ def list_for_consumer(req):
                               last_modified=name_table.newest(rows))
 
 
-@wsgi_wrapper.PlacementWsgify
 def set_allocations(req):
     """Replace the consumer's allocations (empty from 1.28: remove)."""
     context = req.environ['placement.context']
@@ -136,7 +133,6 @@ def set_allocations(req):
     return util.empty_response()
 
 
-@wsgi_wrapper.PlacementWsgify
 def set_allocations_for_consumers(req):
     """POST /allocations: several consumers' allocations atomically."""
     context = req.environ['placement.context']
@@ -146,7 +142,6 @@ def set_allocations_for_consumers(req):
     return util.empty_response()
 
 
-@wsgi_wrapper.PlacementWsgify
 def delete_allocations(req):
     """Delete the consumer's allocations; 404 when it has none."""
     context = req.environ['placement.context']
@@ -159,7 +154,6 @@ def delete_allocations(req):
     return util.empty_response()
 
 
-@wsgi_wrapper.PlacementWsgify
 def list_for_provider(req):
     """The provider's allocations by consumer; 404 for no provider."""
     context = req.environ['placement.context']

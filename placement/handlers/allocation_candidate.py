@@ -10,7 +10,6 @@ from placement import gc_pause
 from placement import microversion
 from placement import query
 from placement import util
-from placement import wsgi_wrapper
 from placement.handlers import provider_query
 from placement.objects import allocation_candidate as candidate_obj
 
@@ -85,7 +84,6 @@ def render(req, request, found):
     }
 
 
-@wsgi_wrapper.PlacementWsgify
 def list_allocation_candidates(req):
     context = req.environ['placement.context']
     request = provider_query.candidate_request(req, query.of(req))

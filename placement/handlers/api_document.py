@@ -3,7 +3,6 @@
 import functools
 
 from placement import util
-from placement import wsgi_wrapper
 
 
 @functools.cache
@@ -14,6 +13,5 @@ def _document():
     return openapi.document()
 
 
-@wsgi_wrapper.PlacementWsgify
 def get_document(req):
     return util.json_response(req, _document())

@@ -12,7 +12,6 @@ from placement import exception
 from placement import microversion
 from placement import request_checks
 from placement import util
-from placement import wsgi_wrapper
 from placement.objects import inventory as inventory_obj
 from placement.schemas import inventory as schema
 
@@ -75,7 +74,6 @@ def _json_response(req, body, status, last_modified):
     return response
 
 
-@wsgi_wrapper.PlacementWsgify
 def list_inventories(req):
     context = req.environ['placement.context']
     provider, inventories = context.db.read(
@@ -83,7 +81,6 @@ def list_inventories(req):
     return _inventories_response(req, inventories, provider.generation)
 
 
-@wsgi_wrapper.PlacementWsgify
 def set_inventories(req):
     """Replace all inventories of the provider."""
     context = req.environ['placement.context']
@@ -102,7 +99,6 @@ def set_inventories(req):
     return _inventories_response(req, stored, generation)
 
 
-@wsgi_wrapper.PlacementWsgify
 def create_inventory(req):
     """Add the inventory of one class the provider has none of."""
     context = req.environ['placement.context']
@@ -118,7 +114,6 @@ def create_inventory(req):
     return response
 
 
-@wsgi_wrapper.PlacementWsgify
 def delete_inventories(req):
     """Delete all inventories of the provider (from 1.5)."""
     context = req.environ['placement.context']
@@ -126,7 +121,6 @@ def delete_inventories(req):
     return util.empty_response()
 
 
-@wsgi_wrapper.PlacementWsgify
 def get_inventory(req):
     context = req.environ['placement.context']
     provider, inventory = context.db.read(
@@ -135,7 +129,6 @@ def get_inventory(req):
     return _inventory_response(req, inventory, provider.generation)
 
 
-@wsgi_wrapper.PlacementWsgify
 def update_inventory(req):
     """Replace the existing inventory of one class."""
     context = req.environ['placement.context']
@@ -149,7 +142,6 @@ def update_inventory(req):
     return _inventory_response(req, stored, generation)
 
 
-@wsgi_wrapper.PlacementWsgify
 def delete_inventory(req):
     context = req.environ['placement.context']
     context.db.write(inventory_obj.delete_of, util.path_arg(req, 'uuid'),

@@ -2,7 +2,6 @@
 
 from placement import request_checks
 from placement import util
-from placement import wsgi_wrapper
 from placement.objects import name_table
 from placement.objects import provider_trait
 
@@ -17,7 +16,6 @@ def _response(req, names, provider):
     return response
 
 
-@wsgi_wrapper.PlacementWsgify
 def get_traits(req):
     context = req.environ['placement.context']
     provider, names = context.db.read(
@@ -25,7 +23,6 @@ def get_traits(req):
     return _response(req, names, provider)
 
 
-@wsgi_wrapper.PlacementWsgify
 def set_traits(req):
     context = req.environ['placement.context']
     data = request_checks.body(req)
@@ -35,7 +32,6 @@ def set_traits(req):
     return _response(req, sorted(data['traits']), provider)
 
 
-@wsgi_wrapper.PlacementWsgify
 def delete_traits(req):
     context = req.environ['placement.context']
     context.db.write(provider_trait.clear_of, util.path_arg(req, 'uuid'))

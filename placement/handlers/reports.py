@@ -14,7 +14,6 @@ import webob.exc
 from placement import gc_pause
 from placement import query
 from placement import util
-from placement import wsgi_wrapper
 from placement.policies import reports as policies
 from placement.reports import documents
 
@@ -42,25 +41,21 @@ def _answer(req, rule, build, target=None, **kwargs):
         return util.json_response(req, document)
 
 
-@wsgi_wrapper.PlacementWsgify
 def get_capacity(req):
     return _answer(req, policies.CAPACITY, documents.capacity)
 
 
-@wsgi_wrapper.PlacementWsgify
 def list_usage(req):
     # No project in the target: only admins and services see them all.
     return _answer(req, policies.USAGE, documents.usage, {'project_id': None})
 
 
-@wsgi_wrapper.PlacementWsgify
 def get_project_usage(req):
     project_id = util.path_arg(req, 'project_id')
     return _answer(req, policies.USAGE, documents.project_usage,
                    {'project_id': project_id}, project_id=project_id)
 
 
-@wsgi_wrapper.PlacementWsgify
 def get_headroom(req):
     return _answer(req, policies.HEADROOM, documents.headroom)
 
@@ -76,18 +71,15 @@ def _file_response(name):
     return response
 
 
-@wsgi_wrapper.PlacementWsgify
 def page(req):
     """The web page; it asks for a token and reads the JSON reports."""
     return _file_response(_PAGE)
 
 
-@wsgi_wrapper.PlacementWsgify
 def static_file(req):
     return _file_response(util.path_arg(req, 'name'))
 
 
-@wsgi_wrapper.PlacementWsgify
 def to_page(req):
     """/reports redirects to /reports/, relative to which assets load."""
     raise webob.exc.HTTPFound(location=req.path_url + '/')

@@ -2,7 +2,6 @@
 
 from placement import request_checks
 from placement import util
-from placement import wsgi_wrapper
 from placement.handlers import allocation
 from placement.handlers import inventory
 from placement.objects import reshaper as reshaper_obj
@@ -21,7 +20,6 @@ def _inventories(req, data):
         for uuid, entry in entries.items()}
 
 
-@wsgi_wrapper.PlacementWsgify
 def reshape(req):
     """Replace inventories and allocations in one transaction; 204."""
     context = req.environ['placement.context']

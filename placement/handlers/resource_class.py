@@ -10,7 +10,6 @@ import webob.exc
 from placement import microversion
 from placement import request_checks
 from placement import util
-from placement import wsgi_wrapper
 from placement.objects import resource_class as rc_obj
 from placement.schemas import resource_class as schema
 
@@ -30,7 +29,6 @@ def _render(req, name):
             'links': [{'rel': 'self', 'href': _href(req, name)}]}
 
 
-@wsgi_wrapper.PlacementWsgify
 def list_resource_classes(req):
     context = req.environ['placement.context']
     rows = context.db.read(rc_obj.get_all)
@@ -40,7 +38,6 @@ def list_resource_classes(req):
         req, {'resource_classes': [_render(req, row.name) for row in rows]})
 
 
-@wsgi_wrapper.PlacementWsgify
 def create_resource_class(req):
     context = req.environ['placement.context']
     name = request_checks.body(req)['name']
@@ -48,7 +45,6 @@ def create_resource_class(req):
     return util.empty_response(201, location=_href(req, name))
 
 
-@wsgi_wrapper.PlacementWsgify
 def get_resource_class(req):
     context = req.environ['placement.context']
     name = util.path_arg(req, 'name')
@@ -57,7 +53,6 @@ def get_resource_class(req):
                               last_modified=rc_obj.last_modified(row))
 
 
-@wsgi_wrapper.PlacementWsgify
 def update_resource_class(req):
     """Before 1.7 rename a custom class; from 1.7 create it if missing."""
     context = req.environ['placement.context']
@@ -82,7 +77,6 @@ def _rename_resource_class(req, context, name):
     return util.json_response(req, _render(req, new_name))
 
 
-@wsgi_wrapper.PlacementWsgify
 def delete_resource_class(req):
     context = req.environ['placement.context']
     name = util.path_arg(req, 'name')

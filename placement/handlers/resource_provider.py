@@ -6,7 +6,6 @@ from placement import microversion
 from placement import query
 from placement import request_checks
 from placement import util
-from placement import wsgi_wrapper
 from placement.handlers import provider_query
 from placement.objects import name_table
 from placement.objects import provider_filter
@@ -71,7 +70,6 @@ def _provider_response(req, row):
     return response
 
 
-@wsgi_wrapper.PlacementWsgify
 def list_resource_providers(req):
     context = req.environ['placement.context']
     filters = provider_query.list_filter(req, query.of(req))
@@ -83,7 +81,6 @@ def list_resource_providers(req):
         last_modified=name_table.newest(rows))
 
 
-@wsgi_wrapper.PlacementWsgify
 def create_resource_provider(req):
     context = req.environ['placement.context']
     data = request_checks.body(req)
@@ -101,14 +98,12 @@ def create_resource_provider(req):
     return response
 
 
-@wsgi_wrapper.PlacementWsgify
 def get_resource_provider(req):
     context = req.environ['placement.context']
     row = context.db.read(rp_obj.get_by_uuid, util.path_arg(req, 'uuid'))
     return _provider_response(req, row)
 
 
-@wsgi_wrapper.PlacementWsgify
 def update_resource_provider(req):
     context = req.environ['placement.context']
     uuid = util.path_arg(req, 'uuid')
@@ -123,7 +118,6 @@ def update_resource_provider(req):
     return _provider_response(req, row)
 
 
-@wsgi_wrapper.PlacementWsgify
 def delete_resource_provider(req):
     context = req.environ['placement.context']
     rp_obj.write_tree(context.db, rp_obj.delete, util.path_arg(req, 'uuid'))

@@ -2,10 +2,8 @@
 
 from placement import microversion
 from placement import util
-from placement import wsgi_wrapper
 
 
-@wsgi_wrapper.PlacementWsgify
 def home(req):
     version_doc = {
         'id': 'v1.0',

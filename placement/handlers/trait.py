@@ -10,7 +10,6 @@ import webob.exc
 
 from placement import query
 from placement import util
-from placement import wsgi_wrapper
 from placement.objects import name_table
 from placement.objects import trait as trait_obj
 from placement.schemas import trait as schema
@@ -49,7 +48,6 @@ def _associated_filter(value):
             '"false"') from None
 
 
-@wsgi_wrapper.PlacementWsgify
 def list_traits(req):
     context = req.environ['placement.context']
     params = query.of(req)
@@ -63,7 +61,6 @@ def list_traits(req):
                               last_modified=name_table.newest(rows))
 
 
-@wsgi_wrapper.PlacementWsgify
 def get_trait(req):
     """204 when the trait exists: there is nothing more to say about it."""
     context = req.environ['placement.context']
@@ -74,7 +71,6 @@ def get_trait(req):
     return response
 
 
-@wsgi_wrapper.PlacementWsgify
 def put_trait(req):
     """201 when custom trait ``name`` was created, 204 if it existed."""
     context = req.environ['placement.context']
@@ -89,7 +85,6 @@ def put_trait(req):
     return response
 
 
-@wsgi_wrapper.PlacementWsgify
 def delete_trait(req):
     context = req.environ['placement.context']
     name = util.path_arg(req, 'name')

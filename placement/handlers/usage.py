@@ -3,12 +3,10 @@
 from placement import microversion
 from placement import query
 from placement import util
-from placement import wsgi_wrapper
 from placement.objects import usage as usage_obj
 from placement.policies import usage as policies
 
 
-@wsgi_wrapper.PlacementWsgify
 def list_provider_usages(req):
     """Per class, the sum of the provider's allocations.
 
@@ -24,7 +22,6 @@ def list_provider_usages(req):
     })
 
 
-@wsgi_wrapper.PlacementWsgify
 def list_usages(req):
     """Sums of the allocations of a project's (and user's) consumers.
 
