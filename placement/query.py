@@ -71,16 +71,20 @@ def _active(operation, version):
     return [param for param in operation.query if version in param.versions]
 
 
+def _patterns(operation, version):
+    """``(regex source, QueryParam)`` of the suffixed group parameters."""
+    return [(f'^{param.name}{suffix}$', param)
+            for param in _active(operation, version)
+            for versions, suffix in param.suffixes if version in versions]
+
+
 def schema(operation, version):
     """The JSON schema of ``operation``'s query string at ``version``."""
-    properties, patterns, required = {}, {}, []
-    for param in _active(operation, version):
-        properties[param.name] = param.schema
-        for versions, suffix in param.suffixes:
-            if version in versions:
-                patterns[f'^{param.name}{suffix}$'] = param.schema
-        if param.required:
-            required.append(param.name)
+    params = _active(operation, version)
+    properties = {param.name: param.schema for param in params}
+    patterns = {source: param.schema
+                for source, param in _patterns(operation, version)}
+    required = [param.name for param in params if param.required]
     result = {'type': 'object', 'properties': properties}
     if patterns:
         result['patternProperties'] = patterns
@@ -95,10 +99,8 @@ def _compile(operation, version):
     lenient = {key: value for key, value in query_schema.items()
                if key != 'required'}
     params = _active(operation, version)
-    by_pattern = tuple(
-        (re.compile(f'^{param.name}{suffix}$'), param)
-        for param in params for versions, suffix in param.suffixes
-        if version in versions)
+    by_pattern = tuple((re.compile(source), param)
+                       for source, param in _patterns(operation, version))
     return _Compiled(
         last=jsonschema.Draft202012Validator(
             query_schema, format_checker=_FORMAT_CHECKER),
