@@ -60,7 +60,6 @@ _RP_TRAIT = models.ResourceProviderTrait.__table__
 # are found through the indexed column alone.
 _ROOT_ID = RP.c.root_provider_id
 
-SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
 #: Trees loaded by the first batch of queries without a limit (with one:
 #: as many as the limit); each next batch is twice as big, up to the most.
 FIRST_BATCH = 16
@@ -424,9 +423,7 @@ def _sharing_providers(conn):
     """``{id: root id}`` of the providers with the sharing trait."""
     return dict(conn.execute(
         sa.select(RP.c.id, _ROOT_ID)
-        .join(_RP_TRAIT, _RP_TRAIT.c.resource_provider_id == RP.c.id)
-        .join(_TRAIT, _TRAIT.c.id == _RP_TRAIT.c.trait_id)
-        .where(_TRAIT.c.name == SHARING_TRAIT)).all())
+        .where(RP.c.id.in_(provider_filter.sharing()))).all())
 
 
 def _anchors(conn, sharing, tree_within):

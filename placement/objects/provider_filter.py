@@ -8,6 +8,7 @@ shared with other provider searches.
 
 import dataclasses
 
+import os_traits
 import sqlalchemy as sa
 
 from placement.db import models
@@ -76,6 +77,14 @@ def with_any_trait(trait_ids):
     :func:`members_of_any`)."""
     return sa.select(_RP_TRAIT.c.resource_provider_id).where(
         _RP_TRAIT.c.trait_id.in_(trait_ids))
+
+
+def sharing():
+    """Ids of the providers that share their inventory with the trees of
+    their aggregates (trait MISC_SHARES_VIA_AGGREGATE)."""
+    return (sa.select(_RP_TRAIT.c.resource_provider_id)
+            .join(trait.TRAIT, trait.TRAIT.c.id == _RP_TRAIT.c.trait_id)
+            .where(trait.TRAIT.c.name == os_traits.MISC_SHARES_VIA_AGGREGATE))
 
 
 def in_every_aggregate(provider_id, aggregate_uuids):

@@ -6,18 +6,16 @@ provider into Python (except ``detail``, whose answer has one entry per
 provider tree anyway).
 """
 
-import os_traits
 import sqlalchemy as sa
 from sqlalchemy.ext import compiler
 from sqlalchemy.sql import functions
 
 from placement.db import models
-from placement.objects import trait
+from placement.objects import provider_filter
 from placement.reports import scope as scope_mod
 
 INV = models.Inventory.__table__
 _ALLOC = models.Allocation.__table__
-_RP_TRAIT = models.ResourceProviderTrait.__table__
 RP = scope_mod.RP
 
 
@@ -44,12 +42,9 @@ def shared(provider_id, *conditions):
     """1 where provider ``provider_id`` shares its inventory through its
     aggregates (trait MISC_SHARES_VIA_AGGREGATE), else 0; only tested
     where ``conditions`` hold."""
-    sharing = (sa.select(_RP_TRAIT.c.resource_provider_id)
-               .join(trait.TRAIT, trait.TRAIT.c.id == _RP_TRAIT.c.trait_id)
-               .where(trait.TRAIT.c.name
-                      == os_traits.MISC_SHARES_VIA_AGGREGATE))
-    return sa.case((sa.and_(*conditions, provider_id.in_(sharing)), 1),
-                   else_=0)
+    return sa.case(
+        (sa.and_(*conditions, provider_id.in_(provider_filter.sharing())), 1),
+        else_=0)
 
 
 def numbers(conditions, class_ids=None, sharing_class_ids=()):
