@@ -22,6 +22,7 @@ import sqlalchemy as sa
 
 from placement import exception
 from placement.db import models
+from placement.objects import name_table
 from placement.objects import resource_class
 from placement.objects import resource_provider
 
@@ -90,6 +91,18 @@ def get_all(conn, provider_id):
     return {row.name: _inventory(row) for row in rows}
 
 
+def get_all_of_many(conn, provider_ids):
+    """``{provider id: {resource class name: Inventory}}``."""
+    found = {provider_id: {} for provider_id in provider_ids}
+    rows = conn.execute(
+        sa.select(RC.c.name, INV)
+        .join(RC, RC.c.id == INV.c.resource_class_id)
+        .where(INV.c.resource_provider_id.in_(sorted(provider_ids))))
+    for row in rows:
+        found[row.resource_provider_id][row.name] = _inventory(row)
+    return found
+
+
 def get_one(conn, provider, class_name):
     """The provider's inventory of ``class_name``; else NotFound."""
     inventory = get_all(conn, provider.id).get(class_name)
@@ -107,6 +120,16 @@ def _stored_class_ids(conn, provider_id):
         .where(INV.c.resource_provider_id == provider_id)).all())
 
 
+def _stored_of_many(conn, provider_ids):
+    """``{provider id: {resource class id: Inventory}}``, one statement."""
+    stored = {provider_id: {} for provider_id in provider_ids}
+    for row in conn.execute(sa.select(INV).where(
+            INV.c.resource_provider_id.in_(sorted(provider_ids)))):
+        stored[row.resource_provider_id][row.resource_class_id] = (
+            _inventory(row))
+    return stored
+
+
 def _usage(conn, provider_id, class_ids):
     """``{resource class id: amount allocated}`` for ``class_ids``."""
     if not class_ids:
@@ -118,25 +141,53 @@ def _usage(conn, provider_id, class_ids):
         .group_by(ALLOC.c.resource_class_id)).all())
 
 
+def _usage_of_many(conn, provider_ids):
+    """``{(provider id, resource class id): amount allocated}``."""
+    if not provider_ids:
+        return {}
+    return {(row.resource_provider_id, row.resource_class_id): row.used
+            for row in conn.execute(
+                sa.select(ALLOC.c.resource_provider_id,
+                          ALLOC.c.resource_class_id,
+                          sa.func.sum(ALLOC.c.used).label('used'))
+                .where(ALLOC.c.resource_provider_id.in_(
+                    sorted(provider_ids)))
+                .group_by(ALLOC.c.resource_provider_id,
+                          ALLOC.c.resource_class_id))}
+
+
 def _delete(conn, provider, classes):
     """Delete inventories ``{id: name}``; InventoryInUse if allocated."""
     if not classes:
         return
     in_use = _usage(conn, provider.id, list(classes))
     if in_use:
-        names = ', '.join(classes[id_] for id_ in sorted(in_use))
-        raise exception.InventoryInUse(
-            f"Inventory for '{names}' on resource provider "
-            f"'{provider.uuid}' in use.")
+        _raise_in_use(provider, classes, in_use)
     conn.execute(sa.delete(INV).where(
         INV.c.resource_provider_id == provider.id,
         INV.c.resource_class_id.in_(list(classes))))
+
+
+def _raise_in_use(provider, classes, in_use):
+    """InventoryInUse naming the classes ``{id: name}`` in ``in_use``."""
+    names = ', '.join(classes[id_] for id_ in sorted(in_use))
+    raise exception.InventoryInUse(
+        f"Inventory for '{names}' on resource provider "
+        f"'{provider.uuid}' in use.")
 
 
 def _insert(conn, provider_id, class_id, inventory):
     conn.execute(sa.insert(INV).values(
         resource_provider_id=provider_id, resource_class_id=class_id,
         **inventory.values()))
+
+
+def _warn_over_capacity(provider, class_name, used, inventory):
+    if used > inventory.capacity:
+        LOG.warning(
+            "Resource provider %s is now over capacity for %s: %s "
+            "allocated, capacity %.15g.", provider.uuid, class_name, used,
+            inventory.capacity)
 
 
 def _update(conn, provider, class_id, class_name, inventory):
@@ -146,14 +197,14 @@ def _update(conn, provider, class_id, class_name, inventory):
     has locked the provider in.
     """
     used = _usage(conn, provider.id, [class_id]).get(class_id, 0)
-    if used > inventory.capacity:
-        LOG.warning(
-            "Resource provider %s is now over capacity for %s: %s "
-            "allocated, capacity %.15g.", provider.uuid, class_name, used,
-            inventory.capacity)
+    _warn_over_capacity(provider, class_name, used, inventory)
+    _write_update(conn, provider.id, class_id, inventory)
+
+
+def _write_update(conn, provider_id, class_id, inventory):
     conn.execute(
         sa.update(INV)
-        .where(INV.c.resource_provider_id == provider.id,
+        .where(INV.c.resource_provider_id == provider_id,
                INV.c.resource_class_id == class_id)
         .values(**inventory.values()))
 
@@ -165,19 +216,79 @@ def replace_all(conn, provider, inventories, generation):
     stale, BadRequest for an unknown class, InventoryInUse when a class
     left out still has allocations.
     """
-    new_generation = resource_provider.increment_generation(
-        conn, provider.id, generation)
-    class_ids = resource_class.ids_by_name(conn, inventories)
-    stored = _stored_class_ids(conn, provider.id)
-    _delete(conn, provider, {id_: name for id_, name in stored.items()
-                             if name not in class_ids})
-    for name, inventory in sorted(inventories.items()):
-        class_id = class_ids[name]
-        if class_id in stored:
-            _update(conn, provider, class_id, name, inventory)
-        else:
-            _insert(conn, provider.id, class_id, inventory)
+    [new_generation] = replace_many(
+        conn, [(provider, inventories, generation)])
     return new_generation
+
+
+def replace_many(conn, changes, rewrite_unchanged=True):
+    """:func:`replace_all` for many providers, in a few statements.
+
+    ``changes`` are ``(provider row, {class name: Inventory},
+    generation)`` in provider id order; the result is as if each were
+    replaced in turn (the first failing provider in that order raises)
+    but for the statements: one generation swap for them all, one read
+    of their inventories and usage, one insert. Returns the new
+    generations, in order. ``rewrite_unchanged`` False leaves alone the
+    rows whose values do not change, for inventories this transaction
+    has just written (the reshaper's final step).
+    """
+    new_generations = [generation + 1 for _p, _i, generation in changes]
+    resource_provider.increment_generations(
+        conn, {provider.id: generation
+               for provider, _i, generation in changes})
+    class_ids, _unknown = name_table.ids_by_name(
+        conn, RC, {name for _p, inventories, _g in changes
+                   for name in inventories})
+    for _provider, inventories, _generation in changes:
+        if not inventories.keys() <= class_ids.keys():
+            resource_class.ids_by_name(conn, inventories)   # raises
+    stored = _stored_of_many(conn, [provider.id for provider, _i, _g
+                                    in changes])
+    class_names = {id_: name for name, id_ in class_ids.items()}
+    unknown_stored = {id_ for rows in stored.values() for id_ in rows
+                      } - class_names.keys()
+    if unknown_stored:
+        class_names.update(_class_names(conn, unknown_stored))
+    usage = {}
+    if any(stored.values()):
+        usage = _usage_of_many(conn, [provider.id for provider, _i, _g
+                                      in changes if stored[provider.id]])
+    deleted, inserted = [], []
+    for provider, inventories, _generation in changes:
+        mine = stored[provider.id]
+        wanted = {class_ids[name]: inventory
+                  for name, inventory in inventories.items()}
+        gone = {id_: class_names[id_] for id_ in mine if id_ not in wanted}
+        in_use = {id_ for id_ in gone if usage.get((provider.id, id_))}
+        if in_use:
+            _raise_in_use(provider, gone, in_use)
+        deleted.extend((provider.id, id_) for id_ in gone)
+        for class_id, inventory in sorted(
+                wanted.items(), key=lambda item: class_names[item[0]]):
+            if class_id not in mine:
+                inserted.append({'resource_provider_id': provider.id,
+                                 'resource_class_id': class_id,
+                                 **inventory.values()})
+                continue
+            _warn_over_capacity(
+                provider, class_names[class_id],
+                usage.get((provider.id, class_id), 0), inventory)
+            if rewrite_unchanged or inventory != mine[class_id]:
+                _write_update(conn, provider.id, class_id, inventory)
+    if deleted:
+        conn.execute(sa.delete(INV).where(
+            sa.tuple_(INV.c.resource_provider_id,
+                      INV.c.resource_class_id).in_(deleted)))
+    if inserted:
+        conn.execute(sa.insert(INV), inserted)
+    return new_generations
+
+
+def _class_names(conn, class_ids):
+    """``{id: name}`` of resource classes ``class_ids``."""
+    return dict(conn.execute(sa.select(RC.c.id, RC.c.name).where(
+        RC.c.id.in_(sorted(class_ids)))).all())
 
 
 def add(conn, provider, class_name, inventory, generation=None):

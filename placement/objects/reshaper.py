@@ -24,6 +24,8 @@ from placement import exception
 from placement.db import models
 from placement.objects import allocation
 from placement.objects import inventory
+from placement.objects import name_table
+from placement.objects import resource_class
 from placement.objects import resource_provider
 
 RP = models.ResourceProvider.__table__
@@ -41,21 +43,48 @@ def _providers(conn, uuids):
     return rows
 
 
-def _reshape(conn, inventories, requests):
-    providers = _providers(conn, inventories)
+def _check_given(conn, providers, inventories):
+    """What step 1 checks of each provider, in id order, before writing:
+    the generation the client gave (ConcurrentUpdate), then the classes
+    of the new inventory (BadRequest for an unknown one)."""
+    names = {name for new_inventories, _g in inventories.values()
+             for name in new_inventories}
+    known, _unknown = name_table.ids_by_name(conn, resource_class.RC, names)
     for provider in providers:
         new_inventories, generation = inventories[provider.uuid]
-        resource_provider.check_generation(conn, provider.id, generation)
-        if new_inventories:
-            interim = {**inventory.get_all(conn, provider.id),
-                       **new_inventories}
-            inventory.replace_all(conn, provider, interim, generation)
+        if provider.generation != generation:
+            raise resource_provider.generation_conflict()
+        if not new_inventories.keys() <= known.keys():
+            resource_class.ids_by_name(conn, new_inventories)   # raises
+
+
+def _generations(conn, providers):
+    """``{provider id: generation}`` as this transaction now sees them."""
+    return dict(conn.execute(
+        sa.select(RP.c.id, RP.c.generation)
+        .where(RP.c.id.in_([provider.id for provider in providers]))).all())
+
+
+def _reshape(conn, inventories, requests):
+    providers = _providers(conn, inventories)
+    _check_given(conn, providers, inventories)
+    reshaped = [provider for provider in providers
+                if inventories[provider.uuid][0]]
+    if reshaped:
+        stored = inventory.get_all_of_many(
+            conn, [provider.id for provider in reshaped])
+        inventory.replace_many(conn, [
+            (provider, {**stored[provider.id],
+                        **inventories[provider.uuid][0]},
+             provider.generation)
+            for provider in reshaped])
     allocation.write_once(conn, requests)
-    for provider in providers:
-        new_inventories, _generation = inventories[provider.uuid]
-        current = resource_provider.get_by_uuid(conn, provider.uuid)
-        inventory.replace_all(conn, current, new_inventories,
-                              current.generation)
+    generations = _generations(conn, providers)
+    # The final inventories of the reshaped providers are what step 1
+    # has just written.
+    inventory.replace_many(conn, [
+        (provider, inventories[provider.uuid][0], generations[provider.id])
+        for provider in providers], rewrite_unchanged=False)
 
 
 def reshape(db, inventories, requests, retries):

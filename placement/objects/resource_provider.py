@@ -140,7 +140,7 @@ def increment_generations(conn, expected):
     result = conn.execute(
         sa.update(RP).where(*seen).values(generation=RP.c.generation + 1))
     if result.rowcount != len(expected):
-        raise _generation_conflict()
+        raise generation_conflict()
 
 
 def check_generation(conn, provider_id, expected_generation):
@@ -152,10 +152,10 @@ def check_generation(conn, provider_id, expected_generation):
     current = conn.scalar(
         sa.select(RP.c.generation).where(RP.c.id == provider_id))
     if current != expected_generation:
-        raise _generation_conflict()
+        raise generation_conflict()
 
 
-def _generation_conflict():
+def generation_conflict():
     # "Please update the generation and try again." is upstream's
     # phrase, which clients match.
     return exception.ConcurrentUpdate(
