@@ -58,7 +58,9 @@ def replace_for_provider(conn, provider_id, generation, uuids):
         new_generation = resource_provider.increment_generation(
             conn, provider_id, generation)
     wanted = _ids_by_uuid(conn, uuids).values()
-    association.replace(conn, _RP_AGG.c.aggregate_id, provider_id, wanted)
+    association.replace(
+        conn, _RP_AGG.c.aggregate_id, provider_id, wanted,
+        association.linked_ids(conn, _RP_AGG.c.aggregate_id, provider_id))
     return new_generation
 
 

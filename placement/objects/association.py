@@ -13,15 +13,15 @@ def linked_ids(conn, column, provider_id):
         column.table.c.resource_provider_id == provider_id)))
 
 
-def replace(conn, column, provider_id, wanted):
+def replace(conn, column, provider_id, wanted, current):
     """Link provider ``provider_id`` to exactly the ids ``wanted``.
 
     ``column`` is the table's column of the linked ids; the table has a
-    ``resource_provider_id`` column too.
+    ``resource_provider_id`` column too. ``current`` are the
+    :func:`linked_ids` the caller has read in this transaction.
     """
     table = column.table
     mine = table.c.resource_provider_id == provider_id
-    current = linked_ids(conn, column, provider_id)
     wanted = set(wanted)
     if current - wanted:
         conn.execute(sa.delete(table).where(

@@ -19,23 +19,23 @@ def names_of_provider(conn, provider_id):
         .order_by(trait.TRAIT.c.name)))
 
 
-def replace_for_provider(conn, provider_id, generation, names):
-    """Give the provider exactly the traits ``names``.
+def replace_for_provider(conn, provider, generation, names):
+    """Give the provider (a row) exactly the traits ``names``.
 
     Unknown traits are BadRequest (checked first); ``generation`` is the
-    provider generation the caller saw, the new one is returned
-    (ConcurrentUpdate when it is stale). The set the provider already
-    has changes nothing, not even the generation, as upstream.
+    provider generation the caller saw (ConcurrentUpdate when it is
+    stale). The set the provider already has changes nothing, not even
+    the generation, as upstream. Returns the provider's row after.
     """
     wanted = set(trait.ids_by_name(conn, names).values())
-    if wanted == association.linked_ids(
-            conn, _RP_TRAIT.c.trait_id, provider_id):
-        resource_provider.check_generation(conn, provider_id, generation)
-        return generation
-    new_generation = resource_provider.increment_generation(
-        conn, provider_id, generation)
-    association.replace(conn, _RP_TRAIT.c.trait_id, provider_id, wanted)
-    return new_generation
+    current = association.linked_ids(conn, _RP_TRAIT.c.trait_id, provider.id)
+    if wanted == current:
+        resource_provider.check_generation(conn, provider.id, generation)
+        return provider
+    after = resource_provider.advance_generation(conn, provider, generation)
+    association.replace(conn, _RP_TRAIT.c.trait_id, provider.id, wanted,
+                        current)
+    return after
 
 
 def of_provider(conn, uuid):
@@ -46,12 +46,11 @@ def of_provider(conn, uuid):
 
 def replace_of(conn, uuid, generation, names):
     """:func:`replace_for_provider` by uuid; the provider row after."""
-    provider = resource_provider.get_by_uuid(conn, uuid)
-    replace_for_provider(conn, provider.id, generation, names)
-    return resource_provider.get_by_uuid(conn, uuid)
+    return replace_for_provider(
+        conn, resource_provider.get_by_uuid(conn, uuid), generation, names)
 
 
 def clear_of(conn, uuid):
     """Remove every trait of provider ``uuid``, at its current generation."""
     provider = resource_provider.get_by_uuid(conn, uuid)
-    replace_for_provider(conn, provider.id, provider.generation, [])
+    replace_for_provider(conn, provider, provider.generation, [])

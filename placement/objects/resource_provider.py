@@ -23,6 +23,7 @@ lock the rows and gaps their scan passes, those of other trees too, and
 deadlock with the writers of those trees.
 """
 
+import collections
 import uuid as uuidlib
 
 import sqlalchemy as sa
@@ -67,6 +68,14 @@ def _select_providers():
     ).select_from(
         RP.outerjoin(_PARENT, _PARENT.c.id == RP.c.parent_provider_id)
         .outerjoin(_ROOT, _ROOT.c.id == RP.c.root_provider_id))
+
+
+#: A provider row built from what a write has just stored, with the
+#: columns of :func:`get_by_uuid`'s rows: no need to read it back.
+ProviderRow = collections.namedtuple('ProviderRow', (
+    'id', 'uuid', 'name', 'generation', 'parent_provider_id',
+    'root_provider_id', 'created_at', 'updated_at', 'parent_provider_uuid',
+    'root_provider_uuid'))
 
 
 def _not_found(uuid):
@@ -122,11 +131,22 @@ def increment_generation(conn, provider_id, expected_generation):
     return expected_generation + 1
 
 
+def advance_generation(conn, provider, expected_generation):
+    """:func:`increment_generation` of ``provider`` (a row); the row as
+    it is after (new generation and ``updated_at``)."""
+    changed_at = increment_generations(
+        conn, {provider.id: expected_generation})
+    return ProviderRow(**{**provider._asdict(),
+                          'generation': expected_generation + 1,
+                          'updated_at': changed_at})
+
+
 def increment_generations(conn, expected):
     """Compare-and-swap the generations ``{provider id: generation}``.
 
     In one statement, which locks the rows in index order; raises
     ConcurrentUpdate unless every provider was still at its generation.
+    Returns the rows' new ``updated_at``.
     """
     # The successor is the database's, of a row that matched: sent as a
     # value, that of 2147483647 is out of PostgreSQL's integer range even
@@ -141,6 +161,7 @@ def increment_generations(conn, expected):
         sa.update(RP).where(*seen).values(generation=RP.c.generation + 1))
     if result.rowcount != len(expected):
         raise generation_conflict()
+    return result.last_updated_params()['updated_at']
 
 
 def check_generation(conn, provider_id, expected_generation):
@@ -254,10 +275,12 @@ def _duplicate(duplicates):
 
 
 def _write(conn, statement, duplicates):
-    """Run ``statement``; a unique violation (a race) is DuplicateName."""
+    """Run ``statement``; a unique violation (a race) is DuplicateName.
+
+    No savepoint: the error ends the whole transaction.
+    """
     try:
-        with conn.begin_nested():
-            return conn.execute(statement)
+        return conn.execute(statement)
     except sa.exc.IntegrityError as exc:
         raise _duplicate(duplicates) from exc
 
@@ -283,11 +306,18 @@ def create(conn, name, uuid, parent_uuid=None):
             uuid=uuid, name=name, generation=0,
             parent_provider_id=parent_id, root_provider_id=root_id),
         [f'name: {name}', f'uuid: {uuid}'])
-    if root_id is None:
-        new_id = result.inserted_primary_key[0]
-        conn.execute(sa.update(RP).where(RP.c.id == new_id)
-                     .values(root_provider_id=new_id))
-    return get_by_uuid(conn, uuid)
+    if root_id is not None:
+        return get_by_uuid(conn, uuid)
+    # A root: its own root, and its row is what we write.
+    new_id = result.inserted_primary_key[0]
+    rooted = conn.execute(sa.update(RP).where(RP.c.id == new_id)
+                          .values(root_provider_id=new_id))
+    return ProviderRow(
+        id=new_id, uuid=uuid, name=name, generation=0,
+        parent_provider_id=None, root_provider_id=new_id,
+        created_at=result.last_inserted_params()['created_at'],
+        updated_at=rooted.last_updated_params()['updated_at'],
+        parent_provider_uuid=None, root_provider_uuid=uuid)
 
 
 # The parent argument of :func:`update` when the parent stays as it is.
