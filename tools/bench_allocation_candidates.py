@@ -83,6 +83,8 @@ SERVER_PARTS = ('sql', 'serialise', 'app')
 #: Providers (or trees) whose inventories one request sets; consumers
 #: one request allocates.
 BATCH = 100
+#: Providers in a nested tree: a root, 2 NUMA nodes, 4 NICs under each.
+TREE_SIZE = 11
 
 
 def percentile(values, pct):
@@ -103,25 +105,34 @@ def _inventory(total, ratio=1.0, reserved=0):
 # --- database, configuration and server --------------------------------
 
 @contextlib.contextmanager
-def throwaway_database(server_url, workdir):
-    """Yield the URL of a new empty database; drop it afterwards."""
-    if server_url is None:
+def phase_database(args, workdir, phase):
+    """Yield the URL of the phase's database.
+
+    A new empty one, dropped afterwards unless ``--keep-database``; with
+    ``--reuse-database NAME``, the loaded ``NAME_<phase>``, kept.
+    """
+    if args.server_url is None:
         yield f'sqlite:///{os.path.join(workdir, "bench.sqlite")}'
         return
-    url = sa.engine.make_url(server_url)
+    url = sa.engine.make_url(args.server_url)
     postgres = url.get_backend_name() == 'postgresql'
-    name = f'placement_bench_{uuid.uuid4().hex[:12]}'
+    name = f'{args.reuse_database or args.database_name}_{phase}'
     admin = sa.create_engine(url.set(database='postgres' if postgres
                                      else None),
                              isolation_level='AUTOCOMMIT')
-    with admin.connect() as conn:
-        conn.exec_driver_sql(f'CREATE DATABASE {name}')
+    if not args.reuse_database:
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'CREATE DATABASE {name}')
     try:
         yield url.set(database=name).render_as_string(hide_password=False)
     finally:
-        force = ' WITH (FORCE)' if postgres else ''
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS {name}{force}')
+        if args.reuse_database or args.keep_database:
+            print(f'{phase}: database {name} kept', flush=True)
+        else:
+            force = ' WITH (FORCE)' if postgres else ''
+            with admin.connect() as conn:
+                conn.exec_driver_sql(
+                    f'DROP DATABASE IF EXISTS {name}{force}')
         admin.dispose()
 
 
@@ -222,9 +233,12 @@ class Server:
 
 
 @contextlib.contextmanager
-def running_server(conf, workdir, args, http, pythonpath=None):
-    """A server; ``pythonpath``: another tree's code to serve with."""
-    server = Server(conf, workdir, args.workers, args.threads, pythonpath)
+def running_server(conf, workdir, args, http, pythonpath=None,
+                   threads=None):
+    """A server; ``pythonpath``: another tree's code to serve with;
+    ``threads`` per worker, ``--threads`` by default."""
+    server = Server(conf, workdir, args.workers, threads or args.threads,
+                    pythonpath)
     try:
         server.wait_until_up(http)
         yield server
@@ -376,7 +390,7 @@ def load_flat(client, args):
     first = min(args.providers, len(aggs))
     nodes = load_in_batches(client, node, range(first), 1)
     nodes += load_in_batches(client, node, range(first, args.providers),
-                             args.threads)
+                             args.load_threads)
     projects = [str(uuid.uuid4()) for _ in range(10)]
     users = [str(uuid.uuid4()) for _ in range(30)]
 
@@ -417,7 +431,7 @@ def load_nested(client, args):
                     {physnet}, (), numa))
         return providers
 
-    load_in_batches(client, tree, range(args.trees), args.threads,
+    load_in_batches(client, tree, range(args.trees), args.load_threads,
                     BATCH // 10)
 
 
@@ -542,21 +556,53 @@ PHASES = {'flat': (load_flat, flat_queries),
           'nested': (load_nested, nested_queries)}
 
 
+def member_of_in_database(db_url, args):
+    """The member_of aggregates of a flat set loaded before.
+
+    The loader creates the aggregates in the order of its list (the
+    sharing providers, then one node per aggregate, one at a time), so
+    the queried ones are the first by id.
+    """
+    engine = sa.create_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            return list(conn.scalars(sa.text(
+                'SELECT uuid FROM placement_aggregates ORDER BY id '
+                'LIMIT :count'), {'count': args.member_of}))
+    finally:
+        engine.dispose()
+
+
+def load_phase(phase, args, http, conf, workdir):
+    """Load the phase's data set; what its queries need (member_of)."""
+    loader, _queries = PHASES[phase]
+    with running_server(conf, workdir, args, http,
+                        threads=args.load_threads) as server:
+        client = Client(http, server.endpoint)
+        for trait in CUSTOM_TRAITS:
+            client.call('PUT', f'/traits/{trait}')
+        started = time.monotonic()
+        loaded = loader(client, args)
+        elapsed = time.monotonic() - started
+    providers = (args.providers + args.sharing if phase == 'flat'
+                 else args.trees * TREE_SIZE)
+    print(f'{phase}: loaded {providers} providers in {elapsed:.0f} s '
+          f'({providers / elapsed:.0f}/s, load '
+          f'{os.getloadavg()[0]:.1f})', flush=True)
+    return loaded
+
+
 def run_phase(phase, args, http):
     """Load one data set into its own database and measure its queries."""
-    loader, queries = PHASES[phase]
+    _loader, queries = PHASES[phase]
     workdir = tempfile.mkdtemp(prefix=f'placement-bench-{phase}-')
     try:
-        with throwaway_database(args.server_url, workdir) as db_url:
+        with phase_database(args, workdir, phase) as db_url:
             conf = prepare_config(workdir, db_url)
-            with running_server(conf, workdir, args, http) as server:
-                client = Client(http, server.endpoint)
-                for trait in CUSTOM_TRAITS:
-                    client.call('PUT', f'/traits/{trait}')
-                started = time.monotonic()
-                loaded = loader(client, args)
-                print(f'{phase}: loaded in '
-                      f'{time.monotonic() - started:.0f} s', flush=True)
+            if args.reuse_database:
+                loaded = member_of_in_database(db_url, args)
+            else:
+                loaded = load_phase(phase, args, http, conf, workdir)
             with running_server(conf, workdir, args, http) as server:
                 return [measure(http, server, name, query, args)
                         for name, query in queries(loaded)
@@ -618,11 +664,28 @@ def parse_args(argv):
     p.add_argument('--warmups', type=int, default=2)
     p.add_argument('--workers', type=int, default=2)
     p.add_argument('--threads', type=int, default=8,
-                   help='server threads per worker and loader threads')
+                   help='server threads per worker while measuring')
+    p.add_argument('--load-threads', type=int, default=16,
+                   help='loader threads, and server threads per worker '
+                   'while loading')
+    p.add_argument('--keep-database', action='store_true',
+                   help='keep the databases (NAME_flat, NAME_nested) and '
+                   'print their names')
+    p.add_argument('--database-name', default=(
+        f'placement_bench_{uuid.uuid4().hex[:12]}'),
+                   help='NAME of the databases (default: random)')
+    p.add_argument('--reuse-database', metavar='NAME',
+                   help='skip loading: measure the databases NAME_flat and '
+                   'NAME_nested kept by an earlier --keep-database run '
+                   '(upgraded by db sync first)')
     p.add_argument('--seed', type=int, default=42)
     p.add_argument('--json', help='also write the results to this file')
     args = p.parse_args(argv)
     args.server_url = args.database_url or SERVERS[args.db]
+    if args.server_url is None and (args.keep_database
+                                    or args.reuse_database):
+        p.error('--keep-database and --reuse-database need a database '
+                'server (--db mysql or postgresql)')
     providers, trees = SIZES[args.size]
     args.providers = args.providers or providers
     args.trees = args.trees or trees
@@ -639,7 +702,8 @@ def _interrupt(signum, frame):
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     signal.signal(signal.SIGTERM, _interrupt)
-    http = urllib3.PoolManager(maxsize=args.threads * 2,
+    http = urllib3.PoolManager(maxsize=max(args.threads,
+                                           args.load_threads) * 2,
                                timeout=urllib3.Timeout(total=600))
     rows = []
     for phase in args.phase:
