@@ -234,11 +234,12 @@ class Server:
 
 @contextlib.contextmanager
 def running_server(conf, workdir, args, http, pythonpath=None,
-                   threads=None):
+                   workers=None, threads=None):
     """A server; ``pythonpath``: another tree's code to serve with;
-    ``threads`` per worker, ``--threads`` by default."""
-    server = Server(conf, workdir, args.workers, threads or args.threads,
-                    pythonpath)
+    ``workers`` and ``threads`` per worker: ``--workers`` and
+    ``--threads`` by default."""
+    server = Server(conf, workdir, workers or args.workers,
+                    threads or args.threads, pythonpath)
     try:
         server.wait_until_up(http)
         yield server
@@ -576,8 +577,11 @@ def member_of_in_database(db_url, args):
 def load_phase(phase, args, http, conf, workdir):
     """Load the phase's data set; what its queries need (member_of)."""
     loader, _queries = PHASES[phase]
+    # A kept-alive connection stays with the worker that accepted it:
+    # more workers than cores share the loader's connections out.
     with running_server(conf, workdir, args, http,
-                        threads=args.load_threads) as server:
+                        workers=args.load_workers,
+                        threads=args.load_server_threads) as server:
         client = Client(http, server.endpoint)
         for trait in CUSTOM_TRAITS:
             client.call('PUT', f'/traits/{trait}')
@@ -666,8 +670,11 @@ def parse_args(argv):
     p.add_argument('--threads', type=int, default=8,
                    help='server threads per worker while measuring')
     p.add_argument('--load-threads', type=int, default=16,
-                   help='loader threads, and server threads per worker '
-                   'while loading')
+                   help='loader threads')
+    p.add_argument('--load-workers', type=int, default=4,
+                   help='server workers while loading')
+    p.add_argument('--load-server-threads', type=int, default=4,
+                   help='server threads per worker while loading')
     p.add_argument('--keep-database', action='store_true',
                    help='keep the databases (NAME_flat, NAME_nested) and '
                    'print their names')
