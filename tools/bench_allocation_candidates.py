@@ -4,6 +4,7 @@
         [--database-url URL] [--workers 2] [--repetitions 30]
         [--size small|large|xlarge] [--providers N] [--trees N]
         [--phase flat --phase nested] [--json FILE]
+        [--keep-database] [--database-name NAME] [--reuse-database NAME]
 
 Each phase gets a throw-away database on the chosen server (``--db``
 mysql, postgresql or sqlite; ``--database-url`` names another server URL
@@ -12,6 +13,10 @@ without a database), a ``placement.conf`` in a temporary directory,
 The data set is loaded over HTTP at the latest microversion, the server
 is restarted so that its workers start fresh, and then every query of the
 phase is sent ``--warmups`` times and ``--repetitions`` times measured.
+
+``--keep-database`` keeps the databases (``NAME_flat``,
+``NAME_nested``); ``--reuse-database NAME`` measures such kept databases
+again, on the code of this tree, without loading them.
 
 The two data sets live in separate databases, one after the other, so
 that neither query sees the other set's providers: the flat query
@@ -28,8 +33,8 @@ from /proc every 50 ms while the query runs) and the workers' VmHWM
 (reset through /proc/PID/clear_refs before the query where the kernel
 allows it), and the machine's 1-minute load
 average after the query, which shows how much other work competed for
-the cores. The server, the database and the temporary directory are
-removed at the end, also on failure or Ctrl-C.
+the cores. The server, the database (unless kept) and the temporary
+directory are removed at the end, also on failure or Ctrl-C.
 """
 
 import argparse
