@@ -65,3 +65,18 @@ def test_claims_defaults_to_8_and_32_writers_on_the_large_set():
     assert args.writers == [8, 32]
     assert args.providers == 10000
     assert args.server_url.startswith('postgresql')
+
+
+def test_kept_and_reused_databases_need_a_server():
+    for option in (['--keep-database'], ['--reuse-database', 'kept']):
+        with pytest.raises(SystemExit):
+            bench.parse_args(['--db', 'sqlite', *option])
+    args = bench.parse_args(['--reuse-database', 'kept'])
+    assert args.reuse_database == 'kept' and not args.keep_database
+
+
+def test_the_load_has_its_own_server_shape():
+    args = bench.parse_args([])
+    assert (args.load_workers, args.load_server_threads,
+            args.load_threads) == (4, 4, 16)
+    assert (args.workers, args.threads) == (2, 8)
