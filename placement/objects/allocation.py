@@ -109,13 +109,49 @@ def get_for_provider(conn, provider_id):
         .order_by(ALLOC.c.consumer_id, RC.c.name)).all()
 
 
-def _old_allocations(conn, uuids):
-    """The allocations of consumers ``uuids``: id, consumer_id and the
-    provider's uuid."""
-    return conn.execute(
-        sa.select(ALLOC.c.id, ALLOC.c.consumer_id, RP.c.uuid)
+# The tags of the rows of _read_consumers; an owner lookup's is its
+# index plus _FIRST_LOOKUP.
+_CONSUMER, _ALLOCATION, _FIRST_LOOKUP = 0, 1, 2
+
+
+def _read_consumers(conn, requests):
+    """``(consumers, old allocations, owner ids)`` of ``requests``.
+
+    In one statement, a UNION of rows tagged by kind: the consumers'
+    records (``{uuid: row}``, a row with id and generation), their
+    allocations (rows with id, consumer_id and the provider's uuid) and
+    the ids of the projects, users and consumer types naming their
+    owners (``{owner: {consumer column: id or None}}``).
+    """
+    uuids = sorted(request.uuid for request in requests)
+    lookups = [(owner, key, query)
+               for owner in dict.fromkeys(request.owner
+                                          for request in requests)
+               for key, query in consumer_obj.owner_lookups(owner).items()]
+    parts = [
+        sa.select(sa.literal(_CONSUMER).label('tag'),
+                  CONSUMER.c.uuid.label('consumer_id'), CONSUMER.c.id,
+                  CONSUMER.c.generation, sa.null().label('provider'))
+        .where(CONSUMER.c.uuid.in_(uuids)),
+        sa.select(sa.literal(_ALLOCATION), ALLOC.c.consumer_id, ALLOC.c.id,
+                  sa.null(), RP.c.uuid)
         .join(RP, RP.c.id == ALLOC.c.resource_provider_id)
-        .where(ALLOC.c.consumer_id.in_(sorted(uuids)))).all()
+        .where(ALLOC.c.consumer_id.in_(uuids)),
+        *(sa.select(sa.literal(_FIRST_LOOKUP + n), sa.null(),
+                    query.scalar_subquery(), sa.null(), sa.null())
+          for n, (_owner, _key, query) in enumerate(lookups)),
+    ]
+    consumers, old = {}, []
+    owner_ids = {owner: {} for owner, _key, _query in lookups}
+    for row in conn.execute(sa.union_all(*parts)):
+        if row.tag == _CONSUMER:
+            consumers[row.consumer_id] = row
+        elif row.tag == _ALLOCATION:
+            old.append(row)
+        else:
+            owner, key, _query = lookups[row.tag - _FIRST_LOOKUP]
+            owner_ids[owner][key] = row.id
+    return consumers, old, owner_ids
 
 
 def _delete_allocations(conn, ids):
@@ -129,7 +165,7 @@ def _delete_allocations(conn, ids):
         conn.execute(sa.delete(ALLOC).where(ALLOC.c.id.in_(sorted(ids))))
 
 
-def _write_consumers(conn, requests, consumers):
+def _write_consumers(conn, requests, consumers, found_owner_ids):
     """Create or update the consumers of ``requests`` that need it.
 
     The new ones of each owner in one statement. Before 1.28 a
@@ -147,7 +183,7 @@ def _write_consumers(conn, requests, consumers):
                 continue
             if request.owner not in owner_ids:
                 owner_ids[request.owner] = consumer_obj.owner_ids(
-                    conn, request.owner)
+                    conn, request.owner, found_owner_ids[request.owner])
             if consumer is None:
                 new.setdefault(request.owner, []).append(request.uuid)
             else:
@@ -167,19 +203,17 @@ def release(conn, requests):
     providers the consumers being emptied held allocations on.
     """
     requests = sorted(requests, key=lambda request: request.uuid)
-    consumers = consumer_obj.get_all(
-        conn, [request.uuid for request in requests])
+    consumers, old, owner_ids = _read_consumers(conn, requests)
     for request in requests:
         if request.check_generation:
             consumer_obj.check_generation(
                 request.uuid, consumers.get(request.uuid),
                 request.generation)
-    _write_consumers(conn, requests, consumers)
-    old = _old_allocations(conn, [request.uuid for request in requests])
+    _write_consumers(conn, requests, consumers, owner_ids)
     _delete_allocations(conn, [row.id for row in old])
     emptied = {request.uuid for request in requests
                if not request.allocations}
-    return {row.uuid for row in old if row.consumer_id in emptied}
+    return {row.provider for row in old if row.consumer_id in emptied}
 
 
 def _read_providers(conn, uuids):
@@ -352,7 +386,8 @@ def replace(db, requests, retries):
 
 
 def _delete_consumer(conn, uuid):
-    ids = [row.id for row in _old_allocations(conn, [uuid])]
+    ids = conn.scalars(sa.select(ALLOC.c.id).where(
+        ALLOC.c.consumer_id == uuid)).all()
     if not ids:
         raise exception.NotFound(
             f'No allocations for consumer \'{uuid}\'')
