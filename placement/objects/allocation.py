@@ -109,19 +109,78 @@ def get_for_provider(conn, provider_id):
         .order_by(ALLOC.c.consumer_id, RC.c.name)).all()
 
 
-# The tags of the rows of _read_consumers; an owner lookup's is its
+@dataclasses.dataclass(frozen=True)
+class _State:
+    """What a write of allocations reads, in one statement (:func:`_read`).
+
+    ``consumers``: ``{uuid: row}`` of the consumers with a record (id,
+    uuid, generation); ``old``: their allocation rows (id, uuid of the
+    consumer); ``owner_ids``: ``{owner: {consumer column: id or None}}``
+    of the projects, users and consumer types naming their owners;
+    ``providers``: ``{uuid: _Provider}`` of the providers receiving
+    allocations and of those the consumers being emptied hold
+    allocations on.
+    """
+
+    consumers: dict
+    old: list
+    owner_ids: dict
+    providers: dict
+
+
+# Which rows of _read's UNION are which; an owner lookup's tag is its
 # index plus _FIRST_LOOKUP.
-_CONSUMER, _ALLOCATION, _FIRST_LOOKUP = 0, 1, 2
+_PROVIDER, _CONSUMER, _ALLOCATION, _FIRST_LOOKUP = 0, 1, 2, 3
+_COLUMNS = ('uuid', 'id', 'generation', 'provider', 'resource_class_id',
+            'class_name', 'total', 'reserved', 'min_unit', 'max_unit',
+            'step_size', 'allocation_ratio', 'used')
 
 
-def _read_consumers(conn, requests):
-    """``(consumers, old allocations, owner ids)`` of ``requests``.
+def _tagged(tag, **columns):
+    """A SELECT of the UNION of :func:`_read`: ``tag``, then every column
+    of _COLUMNS, NULL unless given."""
+    return sa.select(sa.literal(tag).label('tag'), *(
+        columns.get(name, sa.null()).label(name) for name in _COLUMNS))
 
-    In one statement, a UNION of rows tagged by kind: the consumers'
-    records (``{uuid: row}``, a row with id and generation), their
-    allocations (rows with id, consumer_id and the provider's uuid) and
-    the ids of the projects, users and consumer types naming their
-    owners (``{owner: {consumer column: id or None}}``).
+
+def _select_providers(requests, uuids):
+    """The rows of the providers: one per inventory (None columns for a
+    provider without any), with ``used``, the amount allocated of it to
+    consumers other than ``uuids``, whose allocations are replaced."""
+    wanted = sorted({rp_uuid for request in requests
+                     for rp_uuid in request.allocations})
+    emptied = sorted(request.uuid for request in requests
+                     if not request.allocations)
+    if not wanted and not emptied:
+        return []
+    used = (sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0))
+            .where(ALLOC.c.resource_provider_id == INV.c.resource_provider_id,
+                   ALLOC.c.resource_class_id == INV.c.resource_class_id,
+                   ALLOC.c.consumer_id.not_in(uuids))
+            .scalar_subquery())
+    held = (sa.select(ALLOC.c.resource_provider_id)
+            .where(ALLOC.c.consumer_id.in_(emptied)))
+    return [
+        _tagged(_PROVIDER, id=RP.c.id, provider=RP.c.uuid,
+                generation=RP.c.generation,
+                resource_class_id=INV.c.resource_class_id,
+                class_name=RC.c.name, total=INV.c.total,
+                reserved=INV.c.reserved, min_unit=INV.c.min_unit,
+                max_unit=INV.c.max_unit, step_size=INV.c.step_size,
+                allocation_ratio=INV.c.allocation_ratio, used=used)
+        .select_from(
+            RP.outerjoin(INV, INV.c.resource_provider_id == RP.c.id)
+            .outerjoin(RC, RC.c.id == INV.c.resource_class_id))
+        .where(sa.or_(RP.c.uuid.in_(wanted), RP.c.id.in_(held)))]
+
+
+def _read(conn, requests):
+    """The :class:`_State` of ``requests``, in one statement.
+
+    A UNION of rows tagged by kind. It is read before anything is
+    written, so the usage it reads leaves out the allocations being
+    replaced; the providers' generations, swapped when the allocations
+    are written, prove that nothing else changed since.
     """
     uuids = sorted(request.uuid for request in requests)
     lookups = [(owner, key, query)
@@ -129,29 +188,31 @@ def _read_consumers(conn, requests):
                                           for request in requests)
                for key, query in consumer_obj.owner_lookups(owner).items()]
     parts = [
-        sa.select(sa.literal(_CONSUMER).label('tag'),
-                  CONSUMER.c.uuid.label('consumer_id'), CONSUMER.c.id,
-                  CONSUMER.c.generation, sa.null().label('provider'))
+        *_select_providers(requests, uuids),
+        _tagged(_CONSUMER, uuid=CONSUMER.c.uuid, id=CONSUMER.c.id,
+                generation=CONSUMER.c.generation)
         .where(CONSUMER.c.uuid.in_(uuids)),
-        sa.select(sa.literal(_ALLOCATION), ALLOC.c.consumer_id, ALLOC.c.id,
-                  sa.null(), RP.c.uuid)
-        .join(RP, RP.c.id == ALLOC.c.resource_provider_id)
+        _tagged(_ALLOCATION, uuid=ALLOC.c.consumer_id, id=ALLOC.c.id)
         .where(ALLOC.c.consumer_id.in_(uuids)),
-        *(sa.select(sa.literal(_FIRST_LOOKUP + n), sa.null(),
-                    query.scalar_subquery(), sa.null(), sa.null())
+        *(_tagged(_FIRST_LOOKUP + n, id=query.scalar_subquery())
           for n, (_owner, _key, query) in enumerate(lookups)),
     ]
-    consumers, old = {}, []
-    owner_ids = {owner: {} for owner, _key, _query in lookups}
+    state = _State({}, [], {owner: {} for owner, _key, _query in lookups},
+                   {})
     for row in conn.execute(sa.union_all(*parts)):
-        if row.tag == _CONSUMER:
-            consumers[row.consumer_id] = row
+        if row.tag == _PROVIDER:
+            provider = state.providers.setdefault(row.provider, _Provider(
+                row.id, row.provider, row.generation, {}))
+            if row.class_name is not None:
+                provider.inventories[row.class_name] = row
+        elif row.tag == _CONSUMER:
+            state.consumers[row.uuid] = row
         elif row.tag == _ALLOCATION:
-            old.append(row)
+            state.old.append(row)
         else:
             owner, key, _query = lookups[row.tag - _FIRST_LOOKUP]
-            owner_ids[owner][key] = row.id
-    return consumers, old, owner_ids
+            state.owner_ids[owner][key] = row.id
+    return state
 
 
 def _delete_allocations(conn, ids):
@@ -194,57 +255,6 @@ def _write_consumers(conn, requests, consumers, found_owner_ids):
         if any(request.check_generation for request in requests):
             raise
         raise _Retry() from exc
-
-
-def release(conn, requests):
-    """Steps 1 and 2: check and write the consumers, drop their allocations.
-
-    The first half of :func:`write_once`. Returns the uuids of the
-    providers the consumers being emptied held allocations on.
-    """
-    requests = sorted(requests, key=lambda request: request.uuid)
-    consumers, old, owner_ids = _read_consumers(conn, requests)
-    for request in requests:
-        if request.check_generation:
-            consumer_obj.check_generation(
-                request.uuid, consumers.get(request.uuid),
-                request.generation)
-    _write_consumers(conn, requests, consumers, owner_ids)
-    _delete_allocations(conn, [row.id for row in old])
-    emptied = {request.uuid for request in requests
-               if not request.allocations}
-    return {row.provider for row in old if row.consumer_id in emptied}
-
-
-def _read_providers(conn, uuids):
-    """``{uuid: provider}`` of providers ``uuids``, with their inventories.
-
-    One statement: each row is a provider (id, uuid, generation) with one
-    of its inventories (None columns for a provider without any), its
-    class name and ``used``, the amount allocated of it. BadRequest if a
-    provider is unknown.
-    """
-    used = (sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0))
-            .where(ALLOC.c.resource_provider_id == INV.c.resource_provider_id,
-                   ALLOC.c.resource_class_id == INV.c.resource_class_id)
-            .scalar_subquery())
-    rows = conn.execute(
-        sa.select(RP.c.id, RP.c.uuid, RP.c.generation,
-                  INV.c.resource_class_id, RC.c.name.label('class_name'),
-                  INV.c.total, INV.c.reserved, INV.c.min_unit,
-                  INV.c.max_unit, INV.c.step_size, INV.c.allocation_ratio,
-                  used.label('used'))
-        .select_from(
-            RP.outerjoin(INV, INV.c.resource_provider_id == RP.c.id)
-            .outerjoin(RC, RC.c.id == INV.c.resource_class_id))
-        .where(RP.c.uuid.in_(sorted(uuids)))).all()
-    providers = {}
-    for row in rows:
-        provider = providers.setdefault(row.uuid, _Provider(
-            row.id, row.uuid, row.generation, {}))
-        if row.class_name is not None:
-            provider.inventories[row.class_name] = row
-    return providers
 
 
 @dataclasses.dataclass(frozen=True)
@@ -348,32 +358,29 @@ def _swap_generations(conn, providers):
         raise _Retry() from exc
 
 
-def claim(conn, requests, emptied=frozenset()):
-    """Steps 3 to 5: check capacity, swap generations, insert.
-
-    The second half of :func:`write_once`; ``emptied`` are what
-    :func:`release` returned.
-    """
-    wanted = {rp_uuid for request in requests
-              for rp_uuid in request.allocations}
-    providers = _read_providers(conn, wanted | emptied)
-    _check_known(conn, requests, providers)
-    rows = _new_rows(requests, providers)
-    _check_capacity(rows, providers)
-    if providers:
-        _swap_generations(conn, providers.values())
-    if rows:
-        conn.execute(sa.insert(ALLOC), rows)
-    consumer_obj.delete(conn, [request.uuid for request in requests
-                               if not request.allocations])
-
-
 def write_once(conn, requests):
     """Replace the allocations of ``requests``' consumers in ``conn``.
 
     May raise _Retry, which the transaction layer runs again.
     """
-    claim(conn, requests, release(conn, requests))
+    requests = sorted(requests, key=lambda request: request.uuid)
+    state = _read(conn, requests)
+    for request in requests:
+        if request.check_generation:
+            consumer_obj.check_generation(
+                request.uuid, state.consumers.get(request.uuid),
+                request.generation)
+    _write_consumers(conn, requests, state.consumers, state.owner_ids)
+    _delete_allocations(conn, [row.id for row in state.old])
+    _check_known(conn, requests, state.providers)
+    rows = _new_rows(requests, state.providers)
+    _check_capacity(rows, state.providers)
+    if state.providers:
+        _swap_generations(conn, state.providers.values())
+    if rows:
+        conn.execute(sa.insert(ALLOC), rows)
+    consumer_obj.delete(conn, [request.uuid for request in requests
+                               if not request.allocations])
 
 
 def replace(db, requests, retries):

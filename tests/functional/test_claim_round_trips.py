@@ -76,11 +76,10 @@ def test_claim_of_a_new_consumer(api):
     api, rp_uuid = api
     with _RoundTrips(api.db.engine) as trips:
         _claim(api, str(uuid.uuid4()), rp_uuid)
-    # Consumers, their allocations and owners; the consumer; the
-    # providers' inventories, usage and generations; their generations;
-    # the allocations.
-    assert trips.statements == [
-        'SELECT', 'INSERT', 'SELECT', 'UPDATE', 'INSERT']
+    # The consumers, their allocations and owners' ids, and the
+    # providers' generations, inventories and usage; the consumer; the
+    # providers' generations; the allocations.
+    assert trips.statements == ['SELECT', 'INSERT', 'UPDATE', 'INSERT']
     assert (trips.commits, trips.pings) == (1, 0)
 
 
@@ -91,5 +90,5 @@ def test_claim_replacing_a_consumers_allocations(api):
     with _RoundTrips(api.db.engine) as trips:
         _claim(api, consumer, rp_uuid, generation=1)
     assert trips.statements == [
-        'SELECT', 'UPDATE', 'DELETE', 'SELECT', 'UPDATE', 'INSERT']
+        'SELECT', 'UPDATE', 'DELETE', 'UPDATE', 'INSERT']
     assert (trips.commits, trips.pings) == (1, 0)
