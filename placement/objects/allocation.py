@@ -3,23 +3,27 @@
 A write of allocations (:func:`replace`) is one transaction, in this
 order, which every writer follows so that locks are taken in one order:
 
-1. consumers, sorted by uuid: the client's generation is checked, then
+1. one statement reads everything the write depends on: the consumers'
+   records, their allocations, the ids of their owners' projects, users
+   and consumer types, and the providers receiving allocations (and
+   those that consumers being emptied, ``allocations: {}``, held
+   allocations on, as upstream) with their generations, inventories and
+   usage by other consumers;
+2. consumers, sorted by uuid: the client's generation is checked, then
    the consumer row is compare-and-swapped (or inserted, the new ones
    of an owner in one statement), which locks it;
-2. the consumers' old allocations are deleted;
-3. the providers receiving allocations, and those that consumers being
-   emptied (``allocations: {}``) held allocations on, as upstream, are
-   read in one statement with their generations, inventories and
-   usage, and every amount is checked against capacity, min_unit,
-   max_unit and step_size;
-4. their generations, as read, are compare-and-swapped in one
-   statement, which locks the rows in id order;
-5. the new allocations are inserted, and the consumers left without any
-   are removed.
+3. the consumers' old allocations are deleted;
+4. every amount is checked against capacity, min_unit, max_unit and
+   step_size; the providers' generations, as read, are
+   compare-and-swapped in one statement, which locks the rows in id
+   order;
+5. the new allocations are inserted (one statement), and the consumers
+   left without any are removed.
 
+A claim of a new consumer is thus four statements and the COMMIT.
 Every writer that adds allocations to a provider or changes its
 inventory swaps its generation, so a successful swap proves that the
-inventory and usage read in step 3 are current: they come from the
+inventory and usage read in step 1 are current: they come from the
 same snapshot as the generation (one statement; on MySQL the
 transaction's snapshot), except that allocations deleted since may
 still be counted, which can only refuse a claim, never over-allocate. A
