@@ -24,8 +24,11 @@ of providers or of combinations (see ARCHITECTURE.md, "Known traps"):
    ``root_required`` is one query on roots.
 2. *Assembly*, lazily: the roots of a window are walked in order
    (shuffled when randomised), their trees loaded a batch at a
-   time (:func:`_load_providers`, one query per batch), and each tree
-   yields its candidates through :func:`candidate_tree.candidates`.
+   time (:func:`_load_providers`, one query per batch, a row per
+   provider, parents and roots found among the rows of the tree), and
+   each tree yields its candidates through
+   :func:`candidate_tree.candidates` (a tree whose slots have one
+   option each is checked directly, without the walk).
    ``depth-first`` exhausts a tree before the next; ``breadth-first``
    takes one candidate from each tree in turn. Everything stops at the
    limit.
