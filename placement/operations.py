@@ -692,6 +692,9 @@ def _report_query(names):
         for name in sorted(names))
 
 
+_REPORT_RESPONSE = (Response(200, {'type': 'object'}),)
+_REPORT_ERRORS = {400: _QUERY_ERRORS}
+
 #: The operators' reports: outside the microversioned API (no
 #: microversion needed) and so not in the OpenAPI document. The page and
 #: its assets are served without a token; the page asks for one.
@@ -703,23 +706,27 @@ REPORTS = (
               'whatever Accept says).', authenticated=False, produces=()),
     Operation('GET', '/reports/static/{name}', reports.static_file,
               'An asset of the reports page.', authenticated=False,
-              produces=()),
+              produces=(), errors=_NOT_FOUND),
     Operation('GET', '/reports/capacity', reports.get_capacity,
               'Capacity and usage per class, in Limes\' cluster shape.',
               policy=report_policies.CAPACITY, query_before_policy=True,
-              query=_report_query(documents.CAPACITY_ARGUMENTS)),
+              query=_report_query(documents.CAPACITY_ARGUMENTS),
+              responses=_REPORT_RESPONSE, errors=_REPORT_ERRORS),
     Operation('GET', '/reports/usage', reports.list_usage,
               'Usage per project.', policy=report_policies.USAGE,
               query_before_policy=True,
-              query=_report_query(documents.USAGE_ARGUMENTS)),
+              query=_report_query(documents.USAGE_ARGUMENTS),
+              responses=_REPORT_RESPONSE, errors=_REPORT_ERRORS),
     Operation('GET', '/reports/usage/{project_id}',
               reports.get_project_usage, 'Usage of one project.',
               policy=report_policies.USAGE, query_before_policy=True,
-              query=_report_query(documents.PROJECT_USAGE_ARGUMENTS)),
+              query=_report_query(documents.PROJECT_USAGE_ARGUMENTS),
+              responses=_REPORT_RESPONSE, errors=_REPORT_ERRORS),
     Operation('GET', '/reports/headroom', reports.get_headroom,
               'How many more workloads of a shape fit.',
               policy=report_policies.HEADROOM, query_before_policy=True,
-              query=_report_query(documents.HEADROOM_ARGUMENTS)),
+              query=_report_query(documents.HEADROOM_ARGUMENTS),
+              responses=_REPORT_RESPONSE, errors=_REPORT_ERRORS),
 )
 
 #: The URLs served without a token (``/`` also as the empty path); the
