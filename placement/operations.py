@@ -10,10 +10,13 @@ The router (:mod:`placement.handler`) routes by this table, the auth
 middleware lets its unauthenticated operations through,
 :mod:`placement.request_checks` checks Accept, Content-Type, the policy
 rule and the body of each request from it before the handler runs,
-:mod:`placement.query` validates its query string, and the OpenAPI
-document (:mod:`placement.openapi`) is generated from it.
+:mod:`placement.query` validates its query string, the router renders
+the handler's result with the status and media type declared here
+(:func:`placement.handler.render`), and the OpenAPI document
+(:mod:`placement.openapi`) is generated from it.
 ``tests/functional/test_operation_media_types.py`` checks the declared
-406/415 behaviour and ``tests/conformance`` (schemathesis) the running
+406/415 behaviour, ``tests/contract.py`` every response of the gabbits
+against this table and ``tests/conformance`` (schemathesis) the running
 service against the document.
 
 Ranges are inclusive pairs of :mod:`placement.microversion` names;
