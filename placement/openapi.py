@@ -53,18 +53,23 @@ _ERROR_CAUSES = {
 }
 
 
-def _range(versions):
-    last = versions.last or microversion.MAX_VERSION
-    return {'min': str(versions.first), 'max': str(last)}
+def _range(versions, within=operations.ALL):
+    """``versions`` as ``{min, max}``, clamped to ``within`` (the
+    operation's own range: a parameter declared for every microversion
+    exists only where its operation does)."""
+    first = max(versions.first, within.first)
+    last = min((version for version in (versions.last, within.last)
+                if version is not None), default=microversion.MAX_VERSION)
+    return {'min': str(first), 'max': str(last)}
 
 
-def _variants(items):
+def _variants(items, within):
     """One schema for items with ``schema`` and ``versions``: the schema
     itself when it holds at every microversion, else an ``anyOf``."""
     if len(items) == 1 and items[0].versions == operations.ALL:
         return items[0].schema
-    return {'anyOf': [{**item.schema,
-                       'x-openstack-microversion': _range(item.versions)}
+    return {'anyOf': [{**item.schema, 'x-openstack-microversion':
+                       _range(item.versions, within)}
                       for item in items]}
 
 
@@ -85,12 +90,14 @@ def _parameters(operation):
             'name': param.name, 'in': 'query', 'required': param.required,
             'description': description, 'schema': schema,
             'style': 'form', 'explode': True,
-            'x-openstack-microversion': _range(param.versions),
+            'x-openstack-microversion': _range(param.versions,
+                                               operation.versions),
         }
         if param.suffixes:
             parameter['x-openstack-group-suffix'] = [
                 {'pattern': f'^{suffix}$',
-                 'x-openstack-microversion': _range(versions)}
+                 'x-openstack-microversion': _range(versions,
+                                                   operation.versions)}
                 for versions, suffix in param.suffixes]
         parameters.append(parameter)
     return parameters
@@ -104,7 +111,7 @@ def _request_body(operation):
             for body in operation.bodies)
         for minor in range(operation.versions.first.minor,
                            microversion.MAX_VERSION.minor + 1))
-    schema = _variants(operation.bodies)
+    schema = _variants(operation.bodies, operation.versions)
     return {'required': covered, 'content': {
         media_type: {'schema': schema} for media_type in operation.consumes}}
 
@@ -117,14 +124,16 @@ def _success_responses(operation):
     for status, items in sorted(by_status.items()):
         entry = {'description': _REASONS[status]}
         if len(items) == 1:
-            entry['x-openstack-microversion'] = _range(items[0].versions)
+            entry['x-openstack-microversion'] = _range(items[0].versions,
+                                                       operation.versions)
         else:
             entry['x-openstack-microversion'] = [
-                _range(item.versions) for item in items]
+                _range(item.versions, operation.versions) for item in items]
         with_body = [item for item in items if item.schema is not None]
         if with_body:
             entry['content'] = {
-                media_type: {'schema': _variants(with_body)}
+                media_type: {'schema': _variants(with_body,
+                                                 operation.versions)}
                 for media_type in operation.produces}
         headers = {name for item in items for name in item.headers}
         if headers:

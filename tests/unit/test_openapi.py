@@ -64,3 +64,41 @@ def test_public_operations_need_no_token():
     assert DOCUMENT['paths']['/openapi.json']['get']['security'] == []
     assert 'security' not in DOCUMENT['paths']['/traits']['get']
     assert DOCUMENT['security'] == [{'keystone': []}]
+
+
+def _ranges(node):
+    """Every ``x-openstack-microversion`` range under ``node``."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == 'x-openstack-microversion':
+                yield from value if isinstance(value, list) else [value]
+            else:
+                yield from _ranges(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _ranges(item)
+
+
+def _minor(version):
+    return int(version.split('.')[1])
+
+
+def test_ranges_lie_within_their_operation():
+    """A parameter, body or response exists only where its operation
+    does (GET /allocation_candidates starts at 1.10, so do its
+    parameters)."""
+    for methods in DOCUMENT['paths'].values():
+        for operation in methods.values():
+            own = operation['x-openstack-microversion']
+            parts = {key: value for key, value in operation.items()
+                     if key != 'x-openstack-microversion'}
+            for inner in _ranges(parts):
+                assert _minor(own['min']) <= _minor(inner['min'])
+                assert _minor(inner['max']) <= _minor(own['max'])
+    parameters = DOCUMENT['paths']['/allocation_candidates']['get'][
+        'parameters']
+    limit, = [param for param in parameters if param.get('name') == 'limit']
+    assert limit['x-openstack-microversion']['min'] == '1.16'
+    resources, = [param for param in parameters
+                  if param.get('name') == 'resources']
+    assert resources['x-openstack-microversion']['min'] == '1.10'
