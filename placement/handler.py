@@ -8,16 +8,19 @@ declared method requested at a microversion older than its operation's
 is 404, the URL not existing yet, or 405 where the operation says so
 (DELETE of all inventories before 1.5, allowing the methods of that
 microversion). A routed request passes :mod:`placement.request_checks`
-(media types, policy, body) before its handler runs.
+(media types, policy, body) before its handler runs; the handler's
+:class:`~placement.util.Result` is rendered by :func:`render`.
 """
 
 import routes
+import webob
 import webob.exc
 
 from placement import microversion
 from placement import operations
 from placement import query
 from placement import request_checks
+from placement import util
 from placement import wsgi_wrapper
 
 
@@ -31,6 +34,45 @@ def _not_found(req):
         # give decoded text): show it as it is.
         path = raw
     return webob.exc.HTTPNotFound(f'The resource could not be found: {path}')
+
+
+def render(operation, req, result):
+    """The success response of ``result``, as ``operation`` declares it.
+
+    The status is the one the operation declares at the microversion
+    (``result.status`` where it declares two), the media type its
+    ``produces``; from 1.15 a GET, and a ``dated`` write, carries
+    Last-Modified and Cache-Control. A handler that answers a file or a
+    redirect gives its own webob response.
+    """
+    if isinstance(result, webob.Response):
+        return result
+    status = result.status or _declared_status(operation, req)
+    if result.data is None:
+        response = webob.Response(status=status)
+        # webob gives every new response a default type; drop it.
+        response.content_type = None
+    else:
+        response = webob.Response(
+            status=status, content_type=operation.produces[0],
+            charset=None, body=util.dump_json(result.data))
+    if result.location is not None:
+        response.location = result.location
+    if req.method == 'GET' or result.dated:
+        util.add_last_modified(req, response, result.last_modified)
+    return response
+
+
+def _declared_status(operation, req):
+    """The one success status of ``operation`` at the microversion."""
+    version = microversion.of(req)
+    statuses = {response.status for response in operation.responses
+                if version in response.versions}
+    if len(statuses) != 1:
+        raise ValueError(
+            f'{operation.method} {operation.path} declares {statuses} at '
+            f'{version}: the handler must choose')
+    return statuses.pop()
 
 
 def _by_path(table):
@@ -110,4 +152,4 @@ class PlacementHandler:
         req.environ['wsgiorg.routing_args'] = ((), match)
         request_checks.before_handler(route, req)
         req.environ[query.ENVIRON] = query.parse(route, req)
-        return route.handler(req)
+        return render(route, req, route.handler(req))

@@ -10,10 +10,13 @@ The router (:mod:`placement.handler`) routes by this table, the auth
 middleware lets its unauthenticated operations through,
 :mod:`placement.request_checks` checks Accept, Content-Type, the policy
 rule and the body of each request from it before the handler runs,
-:mod:`placement.query` validates its query string, and the OpenAPI
-document (:mod:`placement.openapi`) is generated from it.
+:mod:`placement.query` validates its query string, the router renders
+the handler's result with the status and media type declared here
+(:func:`placement.handler.render`), and the OpenAPI document
+(:mod:`placement.openapi`) is generated from it.
 ``tests/functional/test_operation_media_types.py`` checks the declared
-406/415 behaviour and ``tests/conformance`` (schemathesis) the running
+406/415 behaviour, ``tests/contract.py`` every response of the gabbits
+against this table and ``tests/conformance`` (schemathesis) the running
 service against the document.
 
 Ranges are inclusive pairs of :mod:`placement.microversion` names;
@@ -692,6 +695,9 @@ def _report_query(names):
         for name in sorted(names))
 
 
+_REPORT_RESPONSE = (Response(200, {'type': 'object'}),)
+_REPORT_ERRORS = {400: _QUERY_ERRORS}
+
 #: The operators' reports: outside the microversioned API (no
 #: microversion needed) and so not in the OpenAPI document. The page and
 #: its assets are served without a token; the page asks for one.
@@ -703,23 +709,27 @@ REPORTS = (
               'whatever Accept says).', authenticated=False, produces=()),
     Operation('GET', '/reports/static/{name}', reports.static_file,
               'An asset of the reports page.', authenticated=False,
-              produces=()),
+              produces=(), errors=_NOT_FOUND),
     Operation('GET', '/reports/capacity', reports.get_capacity,
               'Capacity and usage per class, in Limes\' cluster shape.',
               policy=report_policies.CAPACITY, query_before_policy=True,
-              query=_report_query(documents.CAPACITY_ARGUMENTS)),
+              query=_report_query(documents.CAPACITY_ARGUMENTS),
+              responses=_REPORT_RESPONSE, errors=_REPORT_ERRORS),
     Operation('GET', '/reports/usage', reports.list_usage,
               'Usage per project.', policy=report_policies.USAGE,
               query_before_policy=True,
-              query=_report_query(documents.USAGE_ARGUMENTS)),
+              query=_report_query(documents.USAGE_ARGUMENTS),
+              responses=_REPORT_RESPONSE, errors=_REPORT_ERRORS),
     Operation('GET', '/reports/usage/{project_id}',
               reports.get_project_usage, 'Usage of one project.',
               policy=report_policies.USAGE, query_before_policy=True,
-              query=_report_query(documents.PROJECT_USAGE_ARGUMENTS)),
+              query=_report_query(documents.PROJECT_USAGE_ARGUMENTS),
+              responses=_REPORT_RESPONSE, errors=_REPORT_ERRORS),
     Operation('GET', '/reports/headroom', reports.get_headroom,
               'How many more workloads of a shape fit.',
               policy=report_policies.HEADROOM, query_before_policy=True,
-              query=_report_query(documents.HEADROOM_ARGUMENTS)),
+              query=_report_query(documents.HEADROOM_ARGUMENTS),
+              responses=_REPORT_RESPONSE, errors=_REPORT_ERRORS),
 )
 
 #: The URLs served without a token (``/`` also as the empty path); the

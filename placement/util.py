@@ -1,8 +1,10 @@
-"""Helpers shared by the request handlers."""
+"""Helpers shared by the request handlers, and what they answer."""
+
+import dataclasses
+import datetime
+import typing
 
 import orjson
-import webob
-import webob.exc
 from oslo_utils import timeutils
 
 from placement import microversion
@@ -16,24 +18,32 @@ def path_arg(req, name):
     return req.environ['wsgiorg.routing_args'][1][name]
 
 
+@dataclasses.dataclass(frozen=True)
+class Result:
+    """What a handler answers: the body data and only what varies.
+
+    The router renders it (:func:`placement.handler.render`): the status
+    and media type come from the operation table.
+    """
+    #: The JSON body; None: no body.
+    data: typing.Any = None
+    #: Which status, where the operation declares two at the microversion
+    #: (201 created or 204 already there).
+    status: int | None = None
+    #: The Location header (of a created resource).
+    location: str | None = None
+    #: From 1.15 the Last-Modified of a GET (None: now): the newest
+    #: timestamp of what the body shows.
+    last_modified: datetime.datetime | None = None
+    #: A write that answers what it stored carries Last-Modified and
+    #: Cache-Control too, as a GET does (as upstream).
+    dated: bool = False
+
+
 def dump_json(data):
     """``data`` as JSON bytes (orjson: no per-object Python work)."""
     with timing.serialising():
         return orjson.dumps(data)
-
-
-def json_response(req, data, status=200, last_modified=None):
-    """A JSON response; from 1.15 GETs carry Last-Modified and no-cache.
-
-    ``last_modified`` is the newest timestamp of what the body shows;
-    None means "composed now".
-    """
-    response = webob.Response(
-        status=status, content_type=JSON, charset=None,
-        body=dump_json(data))
-    if req.method == 'GET':
-        add_last_modified(req, response, last_modified)
-    return response
 
 
 def add_last_modified(req, response, last_modified=None):
@@ -42,14 +52,3 @@ def add_last_modified(req, response, last_modified=None):
         response.last_modified = (
             last_modified or timeutils.utcnow(with_timezone=True))
         response.cache_control = 'no-cache'
-
-
-def empty_response(status=204, location=None):
-    """A response without body or content type (a 201 or a 204)."""
-    response = webob.Response(status=status)
-    # webob gives every new response a default type; drop it.
-    response.content_type = None
-    if location is not None:
-        response.location = location
-    return response
-

@@ -6,7 +6,9 @@ A gabbit names the fixture that sets up what it needs::
       - APIFixture
 
 The application is built once per file (not per request) and handed to
-gabbi's intercept through :func:`setup_app`.
+gabbi's intercept through :func:`setup_app`, behind
+:class:`tests.contract.ContractChecker`: every response a gabbit gets is
+also checked against the operation table.
 """
 
 import os
@@ -19,6 +21,7 @@ from oslo_middleware import http_proxy_to_wsgi
 
 from placement import deploy
 from placement import policy
+from tests import contract
 from tests import database
 from tests import report_data
 
@@ -53,8 +56,8 @@ class APIFixture(fixture.GabbiFixture):
         self.configure(self.conf)
         self.db = deploy.prepare_database(self.conf)
         database.empty(self.db.engine)
-        _APP = deploy.build_stack(
-            self.conf, self.db, policy.make_enforcer(self.conf))
+        _APP = contract.ContractChecker(deploy.build_stack(
+            self.conf, self.db, policy.make_enforcer(self.conf)))
 
     def configure(self, conf):
         """Hook for subclasses needing more than static overrides."""

@@ -34,9 +34,10 @@ def _connection_url(db_conf, connection):
 
 
 def _engine_options(url, db_conf):
-    # Pre-ping: a pooled connection that broke while the database was
-    # away is replaced at checkout, so the service recovers by itself.
-    options = {'pool_pre_ping': True}
+    # No pre-ping (a round trip before every transaction): a pooled
+    # connection that broke while the database was away fails its first
+    # statement instead, and Database._run runs the transaction again.
+    options = {}
     if db_conf.connection_debug >= 100:
         options['echo'] = 'debug'
     elif db_conf.connection_debug >= 50:
@@ -214,7 +215,11 @@ class Database:
     write stuck behind a lock holder is answered within about twice
     that). When they run out, contention is a
     ConcurrentUpdate (409) and an unreachable database
-    DatabaseUnavailable (503). A connection lost during COMMIT is
+    DatabaseUnavailable (503). The first lost connection is run again
+    at once and not counted: it is how a pooled connection that broke
+    while the database was away is found (in place of a ping before
+    every transaction); SQLAlchemy then discards every connection of
+    the pool opened before it. A connection lost during COMMIT is
     CommitOutcomeUnknown (503) at once: the write may have happened, so
     it is neither acknowledged nor run again.
     """
@@ -280,6 +285,7 @@ class Database:
              kwargs):
         deadline = time.monotonic() + self._time_limit
         conflicts = faults = 0
+        stale_connection_seen = False
         while True:
             try:
                 with _transaction(engine, options) as conn:
@@ -293,6 +299,10 @@ class Database:
                 if failure not in _RETRIED:
                     _raise_unavailable(failure, exc)
                     raise
+                if (failure is failures.Failure.DISCONNECTED
+                        and not stale_connection_seen):
+                    stale_connection_seen = True
+                    continue
                 faults += 1
                 if faults > self._retry_count or (
                         time.monotonic() > deadline):

@@ -14,13 +14,12 @@ from placement.objects import resource_provider
 
 
 def _response(req, uuids, generation):
-    """The aggregates body; Last-Modified is now (links are not dated)."""
+    """The aggregates body; Last-Modified is now (links are not dated),
+    also on a PUT."""
     data = {'aggregates': uuids}
     if microversion.at_least(req, microversion.AGGREGATES_GENERATION):
         data['resource_provider_generation'] = generation
-    response = util.json_response(req, data)
-    util.add_last_modified(req, response)
-    return response
+    return util.Result(data, dated=True)
 
 
 def get_aggregates(req):

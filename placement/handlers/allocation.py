@@ -118,8 +118,8 @@ def list_for_consumer(req):
     rows, consumer = [], None
     if uuid is not None:
         rows, consumer = context.db.read(allocation_obj.of_consumer, uuid)
-    return util.json_response(req, _consumer_body(req, rows, consumer),
-                              last_modified=name_table.newest(rows))
+    return util.Result(_consumer_body(req, rows, consumer),
+                       last_modified=name_table.newest(rows))
 
 
 def set_allocations(req):
@@ -130,7 +130,7 @@ def set_allocations(req):
         [consumer_request(req, check_consumer_uuid(req),
                           request_checks.body(req))],
         retries(req))
-    return util.empty_response()
+    return util.Result()
 
 
 def set_allocations_for_consumers(req):
@@ -139,7 +139,7 @@ def set_allocations_for_consumers(req):
     allocation_obj.replace(
         context.db, consumer_requests(req, request_checks.body(req)),
         retries(req))
-    return util.empty_response()
+    return util.Result()
 
 
 def delete_allocations(req):
@@ -151,7 +151,7 @@ def delete_allocations(req):
         raise webob.exc.HTTPNotFound(
             f"No allocations for consumer '{given}'")
     allocation_obj.delete_consumer(context.db, uuid, retries(req))
-    return util.empty_response()
+    return util.Result()
 
 
 def list_for_provider(req):
@@ -169,5 +169,4 @@ def list_for_provider(req):
             entry['consumer_generation'] = row.consumer_generation
     body = {'allocations': allocations,
             'resource_provider_generation': provider.generation}
-    return util.json_response(req, body,
-                              last_modified=name_table.newest(rows))
+    return util.Result(body, last_modified=name_table.newest(rows))

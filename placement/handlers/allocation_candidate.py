@@ -93,4 +93,4 @@ def list_allocation_candidates(req):
     # without the cycle collector.
     with gc_pause.no_cycle_collection():
         body = render(req, request, found)
-    return util.json_response(req, body)
+    return util.Result(body)

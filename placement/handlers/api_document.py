@@ -14,4 +14,4 @@ def _document():
 
 
 def get_document(req):
-    return util.json_response(req, _document())
+    return util.Result(_document())

@@ -59,19 +59,18 @@ def _inventories_response(req, inventories, generation):
     last_modified = max(
         (inventory.last_modified for inventory in inventories.values()),
         default=None)
-    return _json_response(req, body, 200, last_modified)
+    return _dated(body, last_modified)
 
 
-def _inventory_response(req, inventory, generation, status=200):
+def _inventory_response(req, inventory, generation, location=None):
     body = {**inventory.values(), 'resource_provider_generation': generation}
-    return _json_response(req, body, status, inventory.last_modified)
+    return _dated(body, inventory.last_modified, location)
 
 
-def _json_response(req, body, status, last_modified):
+def _dated(body, last_modified, location=None):
     """From 1.15 PUT and POST bodies carry Last-Modified too, like GETs."""
-    response = util.json_response(req, body, status, last_modified)
-    util.add_last_modified(req, response, last_modified)
-    return response
+    return util.Result(body, location=location, last_modified=last_modified,
+                       dated=True)
 
 
 def list_inventories(req):
@@ -108,17 +107,17 @@ def create_inventory(req):
     inventory = inventory_from_body(req, uuid, class_name, data)
     generation, stored = context.db.write(
         inventory_obj.add_to, uuid, class_name, inventory, _generation(data))
-    response = _inventory_response(req, stored, generation, status=201)
-    response.location = (f'{req.script_name}/resource_providers/{uuid}'
-                         f'/inventories/{class_name}')
-    return response
+    return _inventory_response(
+        req, stored, generation,
+        location=(f'{req.script_name}/resource_providers/{uuid}'
+                  f'/inventories/{class_name}'))
 
 
 def delete_inventories(req):
     """Delete all inventories of the provider (from 1.5)."""
     context = req.environ['placement.context']
     context.db.write(inventory_obj.delete_all_of, util.path_arg(req, 'uuid'))
-    return util.empty_response()
+    return util.Result()
 
 
 def get_inventory(req):
@@ -146,4 +145,4 @@ def delete_inventory(req):
     context = req.environ['placement.context']
     context.db.write(inventory_obj.delete_of, util.path_arg(req, 'uuid'),
                      util.path_arg(req, 'resource_class'))
-    return util.empty_response()
+    return util.Result()

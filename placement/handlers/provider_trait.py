@@ -8,12 +8,10 @@ from placement.objects import provider_trait
 
 def _response(req, names, provider):
     """The traits body; Last-Modified: when the provider last changed."""
-    response = util.json_response(req, {
+    return util.Result({
         'traits': names,
         'resource_provider_generation': provider.generation,
-    })
-    util.add_last_modified(req, response, name_table.last_modified(provider))
-    return response
+    }, last_modified=name_table.last_modified(provider), dated=True)
 
 
 def get_traits(req):
@@ -35,4 +33,4 @@ def set_traits(req):
 def delete_traits(req):
     context = req.environ['placement.context']
     context.db.write(provider_trait.clear_of, util.path_arg(req, 'uuid'))
-    return util.empty_response(204)
+    return util.Result()

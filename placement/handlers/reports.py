@@ -38,7 +38,7 @@ def _answer(req, rule, build, target=None, **kwargs):
     # A detailed report holds one entry per provider and class.
     with gc_pause.no_cycle_collection():
         document = context.db.read(build, context.config, params, **kwargs)
-        return util.json_response(req, document)
+        return util.Result(document)
 
 
 def get_capacity(req):

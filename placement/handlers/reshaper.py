@@ -28,4 +28,4 @@ def reshape(req):
         context.db, _inventories(req, data['inventories']),
         allocation.consumer_requests(req, data['allocations']),
         allocation.retries(req))
-    return util.empty_response()
+    return util.Result()

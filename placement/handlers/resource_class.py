@@ -34,23 +34,23 @@ def list_resource_classes(req):
     rows = context.db.read(rc_obj.get_all)
     # The list always includes the standard classes, whose rows have no
     # meaningful timestamp: Last-Modified is now.
-    return util.json_response(
-        req, {'resource_classes': [_render(req, row.name) for row in rows]})
+    return util.Result(
+        {'resource_classes': [_render(req, row.name) for row in rows]})
 
 
 def create_resource_class(req):
     context = req.environ['placement.context']
     name = request_checks.body(req)['name']
     context.db.write(rc_obj.create, name)
-    return util.empty_response(201, location=_href(req, name))
+    return util.Result(location=_href(req, name))
 
 
 def get_resource_class(req):
     context = req.environ['placement.context']
     name = util.path_arg(req, 'name')
     row = context.db.read(rc_obj.get_by_name, name)
-    return util.json_response(req, _render(req, row.name),
-                              last_modified=rc_obj.last_modified(row))
+    return util.Result(_render(req, row.name),
+                       last_modified=rc_obj.last_modified(row))
 
 
 def update_resource_class(req):
@@ -67,18 +67,18 @@ def _ensure_resource_class(req, context, name):
     if not _NAME_CHECKER.is_valid(name):
         raise webob.exc.HTTPBadRequest(_INVALID_NAME)
     created = context.db.write(rc_obj.ensure, name)
-    return util.empty_response(201 if created else 204,
-                               location=_href(req, name))
+    return util.Result(status=201 if created else 204,
+                       location=_href(req, name))
 
 
 def _rename_resource_class(req, context, name):
     new_name = request_checks.body(req)['name']
     context.db.write(rc_obj.rename, name, new_name)
-    return util.json_response(req, _render(req, new_name))
+    return util.Result(_render(req, new_name))
 
 
 def delete_resource_class(req):
     context = req.environ['placement.context']
     name = util.path_arg(req, 'name')
     context.db.write(rc_obj.delete, name)
-    return util.empty_response()
+    return util.Result()

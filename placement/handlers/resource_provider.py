@@ -63,11 +63,11 @@ def check_exists(req):
                     primary=True)
 
 
-def _provider_response(req, row):
+def _provider_response(req, row, location=None):
     """200 with the provider; Last-Modified from 1.15 (also on writes)."""
-    response = util.json_response(req, serialize(req, row))
-    util.add_last_modified(req, response, name_table.last_modified(row))
-    return response
+    return util.Result(serialize(req, row), location=location,
+                       last_modified=name_table.last_modified(row),
+                       dated=True)
 
 
 def list_resource_providers(req):
@@ -75,9 +75,9 @@ def list_resource_providers(req):
     filters = provider_query.list_filter(req, query.of(req))
     rows = context.db.read(provider_filter.list_providers, filters)
     relations = link_relations(req)
-    return util.json_response(
-        req, {'resource_providers': [serialize(req, row, relations)
-                                     for row in rows]},
+    return util.Result(
+        {'resource_providers': [serialize(req, row, relations)
+                                for row in rows]},
         last_modified=name_table.newest(rows))
 
 
@@ -92,10 +92,8 @@ def create_resource_provider(req):
         parent_uuid and rp_obj.canonical_uuid(parent_uuid))
     location = provider_url(req, row.uuid)
     if not microversion.at_least(req, microversion.POST_PROVIDER_RETURNS_BODY):
-        return util.empty_response(201, location)
-    response = _provider_response(req, row)
-    response.location = location
-    return response
+        return util.Result(location=location)
+    return _provider_response(req, row, location)
 
 
 def get_resource_provider(req):
@@ -121,4 +119,4 @@ def update_resource_provider(req):
 def delete_resource_provider(req):
     context = req.environ['placement.context']
     rp_obj.write_tree(context.db, rp_obj.delete, util.path_arg(req, 'uuid'))
-    return util.empty_response(204)
+    return util.Result()

@@ -12,4 +12,4 @@ def home(req):
         'status': 'CURRENT',
         'links': [{'rel': 'self', 'href': ''}],
     }
-    return util.json_response(req, {'versions': [version_doc]})
+    return util.Result({'versions': [version_doc]})

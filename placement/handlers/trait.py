@@ -57,8 +57,8 @@ def list_traits(req):
     if 'associated' in params:
         filters.update(_associated_filter(params['associated']))
     rows = context.db.read(trait_obj.get_all, **filters)
-    return util.json_response(req, {'traits': [row.name for row in rows]},
-                              last_modified=name_table.newest(rows))
+    return util.Result({'traits': [row.name for row in rows]},
+                       last_modified=name_table.newest(rows))
 
 
 def get_trait(req):
@@ -66,9 +66,7 @@ def get_trait(req):
     context = req.environ['placement.context']
     name = util.path_arg(req, 'name')
     row = context.db.read(trait_obj.get_by_name, name)
-    response = util.empty_response()
-    util.add_last_modified(req, response, name_table.last_modified(row))
-    return response
+    return util.Result(last_modified=name_table.last_modified(row))
 
 
 def put_trait(req):
@@ -78,15 +76,14 @@ def put_trait(req):
     if not _NAME_CHECKER.is_valid(name):
         raise webob.exc.HTTPBadRequest(_INVALID_NAME)
     row, created = context.db.write(trait_obj.ensure, name)
-    response = util.empty_response(201 if created else 204,
-                                   location=_href(req, name))
-    util.add_last_modified(
-        req, response, row and name_table.last_modified(row))
-    return response
+    return util.Result(status=201 if created else 204,
+                       location=_href(req, name),
+                       last_modified=row and name_table.last_modified(row),
+                       dated=True)
 
 
 def delete_trait(req):
     context = req.environ['placement.context']
     name = util.path_arg(req, 'name')
     context.db.write(trait_obj.delete, name)
-    return util.empty_response()
+    return util.Result()

@@ -16,7 +16,7 @@ def list_provider_usages(req):
     context = req.environ['placement.context']
     provider, usages = context.db.read(
         usage_obj.of_provider_uuid, util.path_arg(req, 'uuid'))
-    return util.json_response(req, {
+    return util.Result({
         'resource_provider_generation': provider.generation,
         'usages': usages,
     })
@@ -45,4 +45,4 @@ def list_usages(req):
     if not by_type:
         usages = usages.get(usage_obj.ALL_TYPES, {})
         usages.pop('consumer_count', None)
-    return util.json_response(req, {'usages': usages})
+    return util.Result({'usages': usages})

@@ -3,23 +3,27 @@
 A write of allocations (:func:`replace`) is one transaction, in this
 order, which every writer follows so that locks are taken in one order:
 
-1. consumers, sorted by uuid: the client's generation is checked, then
+1. one statement reads everything the write depends on: the consumers'
+   records, their allocations, the ids of their owners' projects, users
+   and consumer types, and the providers receiving allocations (and
+   those that consumers being emptied, ``allocations: {}``, held
+   allocations on, as upstream) with their generations, inventories and
+   usage by other consumers;
+2. consumers, sorted by uuid: the client's generation is checked, then
    the consumer row is compare-and-swapped (or inserted, the new ones
    of an owner in one statement), which locks it;
-2. the consumers' old allocations are deleted;
-3. the providers receiving allocations, and those that consumers being
-   emptied (``allocations: {}``) held allocations on, as upstream, are
-   read in one statement with their generations, inventories and
-   usage, and every amount is checked against capacity, min_unit,
-   max_unit and step_size;
-4. their generations, as read, are compare-and-swapped in one
-   statement, which locks the rows in id order;
-5. the new allocations are inserted, and the consumers left without any
-   are removed.
+3. the consumers' old allocations are deleted;
+4. every amount is checked against capacity, min_unit, max_unit and
+   step_size; the providers' generations, as read, are
+   compare-and-swapped in one statement, which locks the rows in id
+   order;
+5. the new allocations are inserted (one statement), and the consumers
+   left without any are removed.
 
+A claim of a new consumer is thus four statements and the COMMIT.
 Every writer that adds allocations to a provider or changes its
 inventory swaps its generation, so a successful swap proves that the
-inventory and usage read in step 3 are current: they come from the
+inventory and usage read in step 1 are current: they come from the
 same snapshot as the generation (one statement; on MySQL the
 transaction's snapshot), except that allocations deleted since may
 still be counted, which can only refuse a claim, never over-allocate. A
@@ -109,13 +113,110 @@ def get_for_provider(conn, provider_id):
         .order_by(ALLOC.c.consumer_id, RC.c.name)).all()
 
 
-def _old_allocations(conn, uuids):
-    """The allocations of consumers ``uuids``: id, consumer_id and the
-    provider's uuid."""
-    return conn.execute(
-        sa.select(ALLOC.c.id, ALLOC.c.consumer_id, RP.c.uuid)
-        .join(RP, RP.c.id == ALLOC.c.resource_provider_id)
-        .where(ALLOC.c.consumer_id.in_(sorted(uuids)))).all()
+@dataclasses.dataclass(frozen=True)
+class _State:
+    """What a write of allocations reads, in one statement (:func:`_read`).
+
+    ``consumers``: ``{uuid: row}`` of the consumers with a record (id,
+    uuid, generation); ``old``: their allocation rows (id, uuid of the
+    consumer); ``owner_ids``: ``{owner: {consumer column: id or None}}``
+    of the projects, users and consumer types naming their owners;
+    ``providers``: ``{uuid: _Provider}`` of the providers receiving
+    allocations and of those the consumers being emptied hold
+    allocations on.
+    """
+
+    consumers: dict
+    old: list
+    owner_ids: dict
+    providers: dict
+
+
+# Which rows of _read's UNION are which; an owner lookup's tag is its
+# index plus _FIRST_LOOKUP.
+_PROVIDER, _CONSUMER, _ALLOCATION, _FIRST_LOOKUP = 0, 1, 2, 3
+_COLUMNS = ('uuid', 'id', 'generation', 'provider', 'resource_class_id',
+            'class_name', 'total', 'reserved', 'min_unit', 'max_unit',
+            'step_size', 'allocation_ratio', 'used')
+
+
+def _tagged(tag, **columns):
+    """A SELECT of the UNION of :func:`_read`: ``tag``, then every column
+    of _COLUMNS, NULL unless given."""
+    return sa.select(sa.literal(tag).label('tag'), *(
+        columns.get(name, sa.null()).label(name) for name in _COLUMNS))
+
+
+def _select_providers(requests, uuids):
+    """The rows of the providers: one per inventory (None columns for a
+    provider without any), with ``used``, the amount allocated of it to
+    consumers other than ``uuids``, whose allocations are replaced."""
+    wanted = sorted({rp_uuid for request in requests
+                     for rp_uuid in request.allocations})
+    emptied = sorted(request.uuid for request in requests
+                     if not request.allocations)
+    if not wanted and not emptied:
+        return []
+    used = (sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0))
+            .where(ALLOC.c.resource_provider_id == INV.c.resource_provider_id,
+                   ALLOC.c.resource_class_id == INV.c.resource_class_id,
+                   ALLOC.c.consumer_id.not_in(uuids))
+            .scalar_subquery())
+    held = (sa.select(ALLOC.c.resource_provider_id)
+            .where(ALLOC.c.consumer_id.in_(emptied)))
+    return [
+        _tagged(_PROVIDER, id=RP.c.id, provider=RP.c.uuid,
+                generation=RP.c.generation,
+                resource_class_id=INV.c.resource_class_id,
+                class_name=RC.c.name, total=INV.c.total,
+                reserved=INV.c.reserved, min_unit=INV.c.min_unit,
+                max_unit=INV.c.max_unit, step_size=INV.c.step_size,
+                allocation_ratio=INV.c.allocation_ratio, used=used)
+        .select_from(
+            RP.outerjoin(INV, INV.c.resource_provider_id == RP.c.id)
+            .outerjoin(RC, RC.c.id == INV.c.resource_class_id))
+        .where(sa.or_(RP.c.uuid.in_(wanted), RP.c.id.in_(held)))]
+
+
+def _read(conn, requests):
+    """The :class:`_State` of ``requests``, in one statement.
+
+    A UNION of rows tagged by kind. It is read before anything is
+    written, so the usage it reads leaves out the allocations being
+    replaced; the providers' generations, swapped when the allocations
+    are written, prove that nothing else changed since.
+    """
+    uuids = sorted(request.uuid for request in requests)
+    lookups = [(owner, key, query)
+               for owner in dict.fromkeys(request.owner
+                                          for request in requests)
+               for key, query in consumer_obj.owner_lookups(owner).items()]
+    parts = [
+        *_select_providers(requests, uuids),
+        _tagged(_CONSUMER, uuid=CONSUMER.c.uuid, id=CONSUMER.c.id,
+                generation=CONSUMER.c.generation)
+        .where(CONSUMER.c.uuid.in_(uuids)),
+        _tagged(_ALLOCATION, uuid=ALLOC.c.consumer_id, id=ALLOC.c.id)
+        .where(ALLOC.c.consumer_id.in_(uuids)),
+        *(_tagged(_FIRST_LOOKUP + n, id=query.scalar_subquery())
+          for n, (_owner, _key, query) in enumerate(lookups)),
+    ]
+    state = _State({}, [], {owner: {} for owner, _key, _query in lookups},
+                   {})
+    for row in conn.execute(sa.union_all(*parts)):
+        if row.tag == _PROVIDER:
+            provider = state.providers.setdefault(row.provider, _Provider(
+                row.id, row.provider, row.generation, {}))
+            if row.class_name is not None:
+                provider.inventories[row.class_name] = row
+        elif row.tag == _CONSUMER:
+            state.consumers[row.uuid] = row
+        elif row.tag == _ALLOCATION:
+            state.old.append(row)
+        else:
+            owner, key, _query = lookups[row.tag - _FIRST_LOOKUP]
+            state.owner_ids[owner][key] = row.id
+    return state
 
 
 def _delete_allocations(conn, ids):
@@ -129,7 +230,7 @@ def _delete_allocations(conn, ids):
         conn.execute(sa.delete(ALLOC).where(ALLOC.c.id.in_(sorted(ids))))
 
 
-def _write_consumers(conn, requests, consumers):
+def _write_consumers(conn, requests, consumers, found_owner_ids):
     """Create or update the consumers of ``requests`` that need it.
 
     The new ones of each owner in one statement. Before 1.28 a
@@ -147,7 +248,7 @@ def _write_consumers(conn, requests, consumers):
                 continue
             if request.owner not in owner_ids:
                 owner_ids[request.owner] = consumer_obj.owner_ids(
-                    conn, request.owner)
+                    conn, request.owner, found_owner_ids[request.owner])
             if consumer is None:
                 new.setdefault(request.owner, []).append(request.uuid)
             else:
@@ -158,59 +259,6 @@ def _write_consumers(conn, requests, consumers):
         if any(request.check_generation for request in requests):
             raise
         raise _Retry() from exc
-
-
-def release(conn, requests):
-    """Steps 1 and 2: check and write the consumers, drop their allocations.
-
-    The first half of :func:`write_once`. Returns the uuids of the
-    providers the consumers being emptied held allocations on.
-    """
-    requests = sorted(requests, key=lambda request: request.uuid)
-    consumers = consumer_obj.get_all(
-        conn, [request.uuid for request in requests])
-    for request in requests:
-        if request.check_generation:
-            consumer_obj.check_generation(
-                request.uuid, consumers.get(request.uuid),
-                request.generation)
-    _write_consumers(conn, requests, consumers)
-    old = _old_allocations(conn, [request.uuid for request in requests])
-    _delete_allocations(conn, [row.id for row in old])
-    emptied = {request.uuid for request in requests
-               if not request.allocations}
-    return {row.uuid for row in old if row.consumer_id in emptied}
-
-
-def _read_providers(conn, uuids):
-    """``{uuid: provider}`` of providers ``uuids``, with their inventories.
-
-    One statement: each row is a provider (id, uuid, generation) with one
-    of its inventories (None columns for a provider without any), its
-    class name and ``used``, the amount allocated of it. BadRequest if a
-    provider is unknown.
-    """
-    used = (sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0))
-            .where(ALLOC.c.resource_provider_id == INV.c.resource_provider_id,
-                   ALLOC.c.resource_class_id == INV.c.resource_class_id)
-            .scalar_subquery())
-    rows = conn.execute(
-        sa.select(RP.c.id, RP.c.uuid, RP.c.generation,
-                  INV.c.resource_class_id, RC.c.name.label('class_name'),
-                  INV.c.total, INV.c.reserved, INV.c.min_unit,
-                  INV.c.max_unit, INV.c.step_size, INV.c.allocation_ratio,
-                  used.label('used'))
-        .select_from(
-            RP.outerjoin(INV, INV.c.resource_provider_id == RP.c.id)
-            .outerjoin(RC, RC.c.id == INV.c.resource_class_id))
-        .where(RP.c.uuid.in_(sorted(uuids)))).all()
-    providers = {}
-    for row in rows:
-        provider = providers.setdefault(row.uuid, _Provider(
-            row.id, row.uuid, row.generation, {}))
-        if row.class_name is not None:
-            provider.inventories[row.class_name] = row
-    return providers
 
 
 @dataclasses.dataclass(frozen=True)
@@ -314,32 +362,29 @@ def _swap_generations(conn, providers):
         raise _Retry() from exc
 
 
-def claim(conn, requests, emptied=frozenset()):
-    """Steps 3 to 5: check capacity, swap generations, insert.
-
-    The second half of :func:`write_once`; ``emptied`` are what
-    :func:`release` returned.
-    """
-    wanted = {rp_uuid for request in requests
-              for rp_uuid in request.allocations}
-    providers = _read_providers(conn, wanted | emptied)
-    _check_known(conn, requests, providers)
-    rows = _new_rows(requests, providers)
-    _check_capacity(rows, providers)
-    if providers:
-        _swap_generations(conn, providers.values())
-    if rows:
-        conn.execute(sa.insert(ALLOC), rows)
-    consumer_obj.delete(conn, [request.uuid for request in requests
-                               if not request.allocations])
-
-
 def write_once(conn, requests):
     """Replace the allocations of ``requests``' consumers in ``conn``.
 
     May raise _Retry, which the transaction layer runs again.
     """
-    claim(conn, requests, release(conn, requests))
+    requests = sorted(requests, key=lambda request: request.uuid)
+    state = _read(conn, requests)
+    for request in requests:
+        if request.check_generation:
+            consumer_obj.check_generation(
+                request.uuid, state.consumers.get(request.uuid),
+                request.generation)
+    _write_consumers(conn, requests, state.consumers, state.owner_ids)
+    _delete_allocations(conn, [row.id for row in state.old])
+    _check_known(conn, requests, state.providers)
+    rows = _new_rows(requests, state.providers)
+    _check_capacity(rows, state.providers)
+    if state.providers:
+        _swap_generations(conn, state.providers.values())
+    if rows:
+        conn.execute(sa.insert(ALLOC), rows)
+    consumer_obj.delete(conn, [request.uuid for request in requests
+                               if not request.allocations])
 
 
 def replace(db, requests, retries):
@@ -352,7 +397,8 @@ def replace(db, requests, retries):
 
 
 def _delete_consumer(conn, uuid):
-    ids = [row.id for row in _old_allocations(conn, [uuid])]
+    ids = conn.scalars(sa.select(ALLOC.c.id).where(
+        ALLOC.c.consumer_id == uuid)).all()
     if not ids:
         raise exception.NotFound(
             f'No allocations for consumer \'{uuid}\'')

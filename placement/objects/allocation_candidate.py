@@ -24,8 +24,11 @@ of providers or of combinations (see ARCHITECTURE.md, "Known traps"):
    ``root_required`` is one query on roots.
 2. *Assembly*, lazily: the roots of a window are walked in order
    (shuffled when randomised), their trees loaded a batch at a
-   time (:func:`_load_providers`, one query per batch), and each tree
-   yields its candidates through :func:`candidate_tree.candidates`.
+   time (:func:`_load_providers`, one query per batch, a row per
+   provider, parents and roots found among the rows of the tree), and
+   each tree yields its candidates through
+   :func:`candidate_tree.candidates` (a tree whose slots have one
+   option each is checked directly, without the walk).
    ``depth-first`` exhausts a tree before the next; ``breadth-first``
    takes one candidate from each tree in turn. Everything stops at the
    limit.
@@ -496,7 +499,7 @@ class _Trees:
         roots = {root for root in roots if root not in self.by_root}
         if roots:
             self._remember(_load_providers(
-                self.conn, _ROOT_ID.in_(sorted(roots)), self.names))
+                self.conn, sorted(roots), self.names))
 
     def _remember(self, loaded):
         self.providers.update(loaded)
@@ -562,36 +565,34 @@ def _summary(provider):
         traits=provider.traits)
 
 
-def _load_providers(conn, condition, names):
-    """``{id: candidate_tree.Provider}`` for the providers matching
-    ``condition`` (on ``RP``), in one query.
+def _load_providers(conn, roots, names):
+    """``{id: candidate_tree.Provider}`` for every provider of the trees
+    of ``roots``, in one query.
 
     A row per provider, its inventories (with usage) and trait ids
     folded into strings by the database: the driver's cost is per row
     and per column, and this way a provider is one row, not one per
-    inventory and trait. ``names`` is a :class:`_Names`.
+    inventory and trait. The uuids of parents and roots come from the
+    rows themselves (the trees are loaded whole). ``names`` is a
+    :class:`_Names`.
     """
-    parent = RP.alias('parent')
-    root = RP.alias('root')
     rows = conn.execute(
         sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id, _ROOT_ID,
-                  parent.c.uuid, sa.func.coalesce(root.c.uuid, RP.c.uuid),
                   _folded_inventories(), _folded_traits())
-        .select_from(
-            RP.outerjoin(parent, parent.c.id == RP.c.parent_provider_id)
-            .outerjoin(root, root.c.id == RP.c.root_provider_id))
-        .where(condition)).all()
+        .where(_ROOT_ID.in_(roots))).all()
+    uuids = {row[0]: row[1] for row in rows}
     trait_names = names.traits(
-        {int(trait_id) for row in rows if row[7]
-         for trait_id in row[7].split(',')})
+        {int(trait_id) for row in rows if row[5]
+         for trait_id in row[5].split(',')})
     return {
         row[0]: candidate_tree.Provider(
             id=row[0], uuid=row[1], parent_id=row[2], root_id=row[3],
-            parent_uuid=row[4], root_uuid=row[5],
-            inventories=_inventories(row[6], names.classes),
+            parent_uuid=uuids[row[2]] if row[2] is not None else None,
+            root_uuid=uuids[row[3]],
+            inventories=_inventories(row[4], names.classes),
             traits=tuple(trait_names[trait_id] for trait_id in sorted(
-                int(trait_id) for trait_id in row[7].split(',')))
-            if row[7] else ())
+                int(trait_id) for trait_id in row[5].split(',')))
+            if row[5] else ())
         for row in rows}
 
 

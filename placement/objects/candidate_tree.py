@@ -219,7 +219,9 @@ def candidates(root_id, slots, rules, providers, seen=None):
     """
     checks = _Checks(slots, rules, providers)
     seen = set() if seen is None else seen
-    for chosen in _choices(slots, rules, providers, checks):
+    walk = (_only_choice if all(len(slot.options) == 1 for slot in slots)
+            else _choices)
+    for chosen in walk(slots, rules, providers, checks):
         if not any(providers[p].root_id == root_id for p in chosen):
             continue
         candidate = _candidate(slots, chosen, providers)
@@ -227,6 +229,22 @@ def candidates(root_id, slots, rules, providers, seen=None):
         if key not in seen:
             seen.add(key)
             yield candidate
+
+
+def _only_choice(slots, rules, providers, checks):
+    """:func:`_choices` when every slot has one option (a tree of one
+    provider and no sharing one, the common case): that choice, if valid,
+    without the walk's iterators."""
+    choice = _Choice(providers)
+    for index, slot in enumerate(slots):
+        provider_id = slot.options[0]
+        if not choice.fits(slot, provider_id, rules):
+            return
+        choice.push(slot, provider_id)
+        if not checks.hold(index, choice.chosen):
+            return
+    if slots:
+        yield choice.chosen
 
 
 def _choices(slots, rules, providers, checks):

@@ -59,24 +59,42 @@ def _ensure(conn, table, column, value):
         return conn.scalar(_select(table, column, value, locking=True))
 
 
-def owner_ids(conn, owner):
-    """``{column: id}`` of the consumer columns naming ``owner``.
-
-    One statement finds those that exist; the project, user and consumer
-    type are created on first use.
-    """
+def _owner_names(owner):
+    """``{consumer column: (table, name column, name)}`` of ``owner``."""
     names = {'project_id': (PROJECT, PROJECT.c.external_id,
                             owner.project_id),
              'user_id': (USER, USER.c.external_id, owner.user_id)}
     if owner.consumer_type is not None:
         names['consumer_type_id'] = (CONSUMER_TYPE, CONSUMER_TYPE.c.name,
                                      owner.consumer_type)
-    found = conn.execute(sa.select(*(
-        _select(table, column, value).scalar_subquery().label(key)
-        for key, (table, column, value) in names.items()))).one()
-    return {key: (found[n] if found[n] is not None
+    return names
+
+
+def owner_lookups(owner):
+    """``{consumer column: SELECT of the id}`` of the rows naming ``owner``.
+
+    For a caller that reads them with other things in one statement, and
+    gives what it found to :func:`owner_ids`.
+    """
+    return {key: _select(table, column, value)
+            for key, (table, column, value) in _owner_names(owner).items()}
+
+
+def owner_ids(conn, owner, found=None):
+    """``{column: id}`` of the consumer columns naming ``owner``.
+
+    ``found``: ``{column: id or None}`` as read by :func:`owner_lookups`;
+    else one statement reads them. The project, user and consumer type
+    are created on first use.
+    """
+    if found is None:
+        row = conn.execute(sa.select(*(
+            query.scalar_subquery().label(key)
+            for key, query in owner_lookups(owner).items()))).one()
+        found = row._asdict()
+    return {key: (found[key] if found.get(key) is not None
                   else _ensure(conn, table, column, value))
-            for n, (key, (table, column, value)) in enumerate(names.items())}
+            for key, (table, column, value) in _owner_names(owner).items()}
 
 
 def _select_consumers():

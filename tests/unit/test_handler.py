@@ -2,6 +2,8 @@
 and routes that do not exist before their microversion (404, or 405
 where the route says so)."""
 
+import datetime
+
 import pytest
 
 from placement import handler
@@ -14,13 +16,14 @@ from tests.unit import stack
 
 @wsgi_wrapper.PlacementWsgify
 def _echo(req):
-    return util.json_response(req, {
-        'method': req.method, 'name': util.path_arg(req, 'name')})
+    return util.Result({
+        'method': req.method, 'name': util.path_arg(req, 'name')},
+        status=200)
 
 
 @wsgi_wrapper.PlacementWsgify
 def _collection(req):
-    return util.json_response(req, {'method': req.method})
+    return util.Result({'method': req.method}, status=200)
 
 
 TABLE = (
@@ -138,3 +141,94 @@ def test_no_body_without_content_type_is_routed(router, length):
     response = stack.call(router, '/widgets', method='POST',
                           environ={'CONTENT_LENGTH': length})
     assert response.status_code == 200
+
+
+# The rendering of the handlers' results.
+
+_UPDATED = datetime.datetime(2024, 5, 6, 7, 8, 9, tzinfo=datetime.UTC)
+_RENDERED = (
+    operations.Operation(
+        'GET', '/dated', lambda req: util.Result({}, last_modified=_UPDATED),
+        responses=(operations.Response(200, {}),)),
+    operations.Operation(
+        'GET', '/now', lambda req: util.Result({'now': True}),
+        responses=(operations.Response(200, {}),)),
+    operations.Operation(
+        'POST', '/created', lambda req: util.Result({'made': True},
+                                                    location='/made'),
+        responses=(operations.Response(201, {}, headers=('Location',)),)),
+    operations.Operation(
+        'PUT', '/either', lambda req: util.Result(
+            status=int(req.params['status']), dated=True),
+        produces=(), responses=(operations.Response(201),
+                                operations.Response(204))),
+    operations.Operation(
+        'DELETE', '/either', lambda req: util.Result(), produces=(),
+        responses=(operations.Response(201),
+                   operations.Response(204))),
+    operations.Operation(
+        'GET', '/versioned', lambda req: util.Result(),
+        responses=(operations.Response(204, versions=operations.before(
+                       microversion.v1(5))),
+                   operations.Response(200, {}, operations.since(
+                       microversion.v1(5))))),
+)
+
+
+@pytest.fixture
+def rendering():
+    return handler.PlacementHandler(_RENDERED)
+
+
+def test_get_has_no_caching_headers_before_1_15(rendering):
+    response = stack.call(rendering, '/dated', version='1.14')
+    assert response.status_code == 200
+    assert 'Last-Modified' not in response.headers
+    assert 'Cache-Control' not in response.headers
+
+
+def test_get_caching_headers_from_1_15(rendering):
+    response = stack.call(rendering, '/dated', version='1.15')
+    assert response.headers['Last-Modified'] == (
+        'Mon, 06 May 2024 07:08:09 GMT')
+    assert response.headers['Cache-Control'] == 'no-cache'
+
+
+def test_get_without_timestamp_is_now(rendering):
+    before = datetime.datetime.now(datetime.UTC).replace(microsecond=0)
+    response = stack.call(rendering, '/now', version='1.15')
+    assert response.last_modified >= before
+    assert response.headers['Cache-Control'] == 'no-cache'
+
+
+def test_json_body_has_the_declared_status_and_no_charset(rendering):
+    response = stack.call(rendering, '/created', method='POST')
+    assert response.status_code == 201
+    assert response.headers['Content-Type'] == 'application/json'
+    assert response.headers['Location'] == 'http://localhost/made'
+    assert response.body == b'{"made":true}'
+    # A write that is not ``dated`` has no caching headers.
+    assert 'Last-Modified' not in response.headers
+
+
+def test_the_handler_chooses_between_two_declared_statuses(rendering):
+    created = stack.call(rendering, '/either?status=201', method='PUT',
+                         version='1.15')
+    assert created.status_code == 201
+    assert created.headers['Cache-Control'] == 'no-cache'
+    existing = stack.call(rendering, '/either?status=204', method='PUT')
+    assert existing.status_code == 204
+    assert existing.body == b''
+    assert 'Content-Type' not in existing.headers
+
+
+def test_two_declared_statuses_and_no_choice_is_an_error(rendering):
+    with pytest.raises(ValueError, match='the handler must choose'):
+        stack.call(rendering, '/either', method='DELETE')
+
+
+def test_the_status_is_the_one_of_the_microversion(rendering):
+    assert stack.call(rendering, '/versioned',
+                      version='1.4').status_code == 204
+    assert stack.call(rendering, '/versioned',
+                      version='1.5').status_code == 200

@@ -12,14 +12,16 @@ from placement.handlers import root
 from tests.unit import stack
 
 _KEYSTONE = 'http://keystone.example.com/identity'
+_OK = (operations.Response(200),)
 
 
 @pytest.fixture
 def app(monkeypatch):
     return stack.service(
         monkeypatch,
-        (operations.Operation('GET', '/', root.home),
-         operations.Operation('GET', '/resource_providers', root.home)),
+        (operations.Operation('GET', '/', root.home, responses=_OK),
+         operations.Operation('GET', '/resource_providers', root.home,
+                              responses=_OK)),
         api__auth_strategy='keystone',
         keystone_authtoken__www_authenticate_uri=_KEYSTONE)
 

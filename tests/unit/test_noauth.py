@@ -17,7 +17,7 @@ _GLOBAL_ID = 'req-2a1c9e43-5d5c-4d3e-9a51-0c7a3b1b8f10'
 @wsgi_wrapper.PlacementWsgify
 def _whoami(req):
     context = req.environ['placement.context']
-    return util.json_response(req, {
+    return util.Result({
         'user_id': context.user_id,
         'project_id': context.project_id,
         'roles': context.roles,
@@ -26,7 +26,7 @@ def _whoami(req):
         'global_request_id': context.global_request_id,
         'has_config': context.config is not None,
         'has_enforcer': context.enforcer is not None,
-    })
+    }, status=200)
 
 
 @pytest.fixture

@@ -179,7 +179,7 @@ def test_compiled_once_per_range():
 
 @wsgi_wrapper.PlacementWsgify
 def _echo(req):
-    return util.json_response(req, query.of(req))
+    return util.Result(query.of(req), status=200)
 
 
 _TABLE = (operations.Operation(

@@ -38,12 +38,12 @@ _FIVE = microversion.v1(5)
 
 @wsgi_wrapper.PlacementWsgify
 def _echo_body(req):
-    return util.json_response(req, request_checks.body(req), status=201)
+    return util.Result(request_checks.body(req), status=201)
 
 
 @wsgi_wrapper.PlacementWsgify
 def _hello(req):
-    return util.json_response(req, {'hello': 'world'})
+    return util.Result({'hello': 'world'}, status=200)
 
 
 def _missing(req):

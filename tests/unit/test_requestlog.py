@@ -15,7 +15,7 @@ from tests.unit import stack
 
 @wsgi_wrapper.PlacementWsgify
 def _ok(req):
-    return util.json_response(req, {'ok': True})
+    return util.Result({'ok': True}, status=200)
 
 
 @wsgi_wrapper.PlacementWsgify

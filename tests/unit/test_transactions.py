@@ -77,7 +77,26 @@ def test_unreachable_database_that_lasts_is_unavailable(db):
     operation = _Failing(*[_mysql_error(2003, "Can't connect")] * 10)
     with pytest.raises(failures.DatabaseUnavailable):
         db.write(operation)
-    assert operation.calls == 4
+    # One, the uncounted retry of a stale connection, and
+    # transaction_retry_count more.
+    assert operation.calls == 5
+
+
+def test_a_stale_pooled_connection_is_replaced_without_retries(tmp_path):
+    """In place of a ping before every transaction: the first lost
+    connection is run again even when no retry is configured."""
+    conf = database.make_conf(
+        f'sqlite:///{tmp_path}/t.sqlite',
+        placement_database__transaction_retry_count=0)
+    db = db_api.Database(conf.placement_database)
+    with db.writer() as conn:
+        conn.exec_driver_sql('CREATE TABLE t (n INTEGER)')
+    assert not db.engine.pool._pre_ping
+    operation = _Failing(_mysql_error(2006, 'MySQL server has gone away'))
+    assert db.write(operation) == 2
+    with pytest.raises(failures.DatabaseUnavailable):
+        db.write(_Failing(*[_mysql_error(2006, 'gone away')] * 2))
+    db.dispose()
 
 
 def test_statement_timeout_is_unavailable_at_once(db):
@@ -176,6 +195,6 @@ def test_pool_options_configure_the_server_engines():
         assert engine.pool._max_overflow == 3
         assert engine.pool._timeout == 4
         assert engine.pool._recycle == 600
-        assert engine.pool._pre_ping
+        assert not engine.pool._pre_ping
     assert db.reader_engine.url.host == '127.0.0.2'
     db.dispose()

@@ -1,83 +1,16 @@
-"""The request helpers of placement.util, through a real handler stack.
+"""Object-layer and webob errors of handlers, through a real handler stack.
 
-Each helper is used by a tiny handler wrapped like the service's handlers
-(PlacementWsgify under the request id and microversion middleware) so the
-tests see the rendered error documents.
+Each error is raised by a tiny handler wrapped like the service's
+handlers (PlacementWsgify under the request id and microversion
+middleware) so the tests see the rendered error documents.
 """
-
-import datetime
-import json
 
 import pytest
 import webob
 
 from placement import exception
-from placement import util
 from placement import wsgi_wrapper
 from tests.unit import stack
-
-
-@wsgi_wrapper.PlacementWsgify
-def _create(req):
-    return util.json_response(req, json.loads(req.body), status=201)
-
-
-@wsgi_wrapper.PlacementWsgify
-def _search(req):
-    return util.json_response(req, {})
-
-
-@wsgi_wrapper.PlacementWsgify
-def _updated_at(req):
-    return util.json_response(
-        req, {}, last_modified=datetime.datetime(
-            2024, 5, 6, 7, 8, 9, tzinfo=datetime.UTC))
-
-
-def _post(body, content_type='application/json', version='latest',
-          **headers):
-    if content_type is not None:
-        headers['Content-Type'] = content_type
-    return stack.call(_create, method='POST', body=body, version=version,
-                      headers=headers)
-
-
-# json_response
-
-
-def test_json_response_has_no_caching_headers_before_1_15():
-    response = stack.call(_updated_at, version='1.14')
-    assert response.status_code == 200
-    assert 'Last-Modified' not in response.headers
-    assert 'Cache-Control' not in response.headers
-
-
-def test_json_response_caching_headers_from_1_15():
-    response = stack.call(_updated_at, version='1.15')
-    assert response.headers['Last-Modified'] == (
-        'Mon, 06 May 2024 07:08:09 GMT')
-    assert response.headers['Cache-Control'] == 'no-cache'
-
-
-def test_json_response_without_timestamp_is_now():
-    before = datetime.datetime.now(datetime.UTC).replace(
-        microsecond=0)
-    response = stack.call(_search, version='1.15')
-    assert response.last_modified >= before
-    assert response.headers['Cache-Control'] == 'no-cache'
-
-
-def test_json_response_to_other_methods_has_no_caching_headers():
-    response = _post(b'{"name": "a"}', version='1.15')
-    assert response.status_code == 201
-    assert 'Last-Modified' not in response.headers
-    assert 'Cache-Control' not in response.headers
-
-
-def test_json_response_content_type_has_no_charset():
-    response = stack.call(_search)
-    assert response.headers['Content-Type'] == 'application/json'
-
 
 # object-layer errors
 

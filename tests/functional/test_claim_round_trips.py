@@ -1,0 +1,94 @@
+"""The round trips to the database of a claim (PUT /allocations).
+
+A claim's time is nearly all waiting on the database, one round trip
+after another: these tests pin how many a claim makes, so that an added
+statement is a deliberate choice. Counted: the statements the service
+sends (not SQLite's BEGIN, which MySQL and PostgreSQL do not send as a
+statement of their own), the COMMIT, and the pool's connection pings
+(none: a stale connection is found by its first statement instead).
+"""
+
+import uuid
+
+import pytest
+from sqlalchemy import event
+
+from tests.functional import app as app_client
+
+pytestmark = pytest.mark.db
+
+
+class _RoundTrips:
+    """Records the round trips the engine makes while it is entered."""
+
+    def __init__(self, engine):
+        self.engine = engine
+        self.statements = []
+        self.commits = 0
+        self.pings = 0
+
+    def _statement(self, _conn, _cursor, statement, *_args):
+        if not statement.startswith('BEGIN'):
+            self.statements.append(statement.split()[0])
+
+    def _commit(self, _conn):
+        self.commits += 1
+
+    def __enter__(self):
+        event.listen(self.engine, 'before_cursor_execute', self._statement)
+        event.listen(self.engine, 'commit', self._commit)
+        ping = self._ping = self.engine.dialect.do_ping
+
+        def counted_ping(dbapi_connection):
+            self.pings += 1
+            return ping(dbapi_connection)
+        self.engine.dialect.do_ping = counted_ping
+        return self
+
+    def __exit__(self, *exc_info):
+        event.remove(self.engine, 'before_cursor_execute', self._statement)
+        event.remove(self.engine, 'commit', self._commit)
+        self.engine.dialect.do_ping = self._ping
+
+
+def _claim(api, consumer, rp_uuid, generation=None):
+    response = api.request('PUT', f'/allocations/{consumer}', body={
+        'allocations': {rp_uuid: {'resources': {'VCPU': 2,
+                                                'MEMORY_MB': 512}}},
+        'project_id': 'project', 'user_id': 'user',
+        'consumer_type': 'INSTANCE', 'consumer_generation': generation})
+    assert response.status_int == 204, response.text
+
+
+@pytest.fixture
+def api(wsgi_stack):
+    application, db = wsgi_stack
+    api = app_client.API(application, db)
+    rp_uuid = api.provider({'VCPU': {'total': 64},
+                            'MEMORY_MB': {'total': 65536}})
+    # The project, user and consumer type exist, as they do for all but
+    # a project's first claim.
+    _claim(api, str(uuid.uuid4()), rp_uuid)
+    return api, rp_uuid
+
+
+def test_claim_of_a_new_consumer(api):
+    api, rp_uuid = api
+    with _RoundTrips(api.db.engine) as trips:
+        _claim(api, str(uuid.uuid4()), rp_uuid)
+    # The consumers, their allocations and owners' ids, and the
+    # providers' generations, inventories and usage; the consumer; the
+    # providers' generations; the allocations.
+    assert trips.statements == ['SELECT', 'INSERT', 'UPDATE', 'INSERT']
+    assert (trips.commits, trips.pings) == (1, 0)
+
+
+def test_claim_replacing_a_consumers_allocations(api):
+    api, rp_uuid = api
+    consumer = str(uuid.uuid4())
+    _claim(api, consumer, rp_uuid)
+    with _RoundTrips(api.db.engine) as trips:
+        _claim(api, consumer, rp_uuid, generation=1)
+    assert trips.statements == [
+        'SELECT', 'UPDATE', 'DELETE', 'UPDATE', 'INSERT']
+    assert (trips.commits, trips.pings) == (1, 0)
