@@ -6,7 +6,10 @@
 
 Loads the flat data set of ``bench_allocation_candidates`` (same
 database, configuration and server setup: ``--workers 2 --threads 8``)
-into a throw-away database, restarts the server, then for each
+into a throw-away database (``--keep-database`` keeps it as
+``NAME_flat``; ``--reuse-database NAME`` skips loading and claims on a
+kept one, which the claims leave as they found it), restarts the
+server, then for each
 ``--writers`` count runs that many client threads which together make
 ``--claims`` claims, as nova's scheduler does: ``PUT
 /allocations/{new consumer}`` of VCPU, MEMORY_MB and DISK_GB on one
@@ -186,16 +189,10 @@ class Writers:
 def run(args, http):
     workdir = tempfile.mkdtemp(prefix='placement-bench-claims-')
     try:
-        with bench.throwaway_database(args.server_url, workdir) as db_url:
+        with bench.phase_database(args, workdir, 'flat') as db_url:
             conf = bench.prepare_config(workdir, db_url)
-            with bench.running_server(conf, workdir, args, http) as server:
-                client = bench.Client(http, server.endpoint)
-                for trait in bench.CUSTOM_TRAITS:
-                    client.call('PUT', f'/traits/{trait}')
-                started = time.monotonic()
-                bench.load_flat(client, args)
-                print(f'flat: loaded in {time.monotonic() - started:.0f} s',
-                      flush=True)
+            if not args.reuse_database:
+                bench.load_phase('flat', args, http, conf, workdir)
             nodes = compute_nodes(db_url)
             random.Random(args.seed).shuffle(nodes)
             hot = nodes[:args.hot_providers]
