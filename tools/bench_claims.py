@@ -193,6 +193,7 @@ def run(args, http):
             conf = bench.prepare_config(workdir, db_url)
             if not args.reuse_database:
                 bench.load_phase('flat', args, http, conf, workdir)
+            bench.analyze(db_url)
             nodes = compute_nodes(db_url)
             random.Random(args.seed).shuffle(nodes)
             hot = nodes[:args.hot_providers]
