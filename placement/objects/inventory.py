@@ -241,8 +241,7 @@ def replace_many(conn, changes, rewrite_unchanged=True):
         conn, RC, {name for _p, inventories, _g in changes
                    for name in inventories})
     for _provider, inventories, _generation in changes:
-        if not inventories.keys() <= class_ids.keys():
-            resource_class.ids_by_name(conn, inventories)   # raises
+        resource_class.require_known(inventories, class_ids)
     stored = _stored_of_many(conn, [provider.id for provider, _i, _g
                                     in changes])
     class_names = {id_: name for name, id_ in class_ids.items()}

@@ -54,8 +54,7 @@ def _check_given(conn, providers, inventories):
         new_inventories, generation = inventories[provider.uuid]
         if provider.generation != generation:
             raise resource_provider.generation_conflict()
-        if not new_inventories.keys() <= known.keys():
-            resource_class.ids_by_name(conn, new_inventories)   # raises
+        resource_class.require_known(new_inventories, known)
 
 
 def _generations(conn, providers):

@@ -20,13 +20,20 @@ _KIND = 'resource class'
 
 def ids_by_name(conn, names):
     """``{name: id}`` for ``names``; BadRequest naming any unknown class."""
-    found, unknown = name_table.ids_by_name(conn, RC, names)
+    found, _unknown = name_table.ids_by_name(conn, RC, names)
+    require_known(names, found)
+    return found
+
+
+def require_known(names, ids):
+    """BadRequest naming those of ``names`` missing from ``ids`` (the
+    ``{name: id}`` of a lookup that covered them, and maybe more)."""
+    unknown = sorted(set(names) - ids.keys())
     if unknown:
         # "No such resource class <name>" is upstream's phrase, which
         # clients match.
         raise exception.BadRequest(
             f'No such resource class {", ".join(unknown)}.')
-    return found
 
 
 def get_all(conn):
