@@ -50,7 +50,7 @@ def _generation(data):
     return None if generation is None else int(generation)
 
 
-def _inventories_response(req, inventories, generation):
+def _inventories_response(inventories, generation):
     body = {
         'inventories': {name: inventory.values()
                         for name, inventory in inventories.items()},
@@ -62,7 +62,7 @@ def _inventories_response(req, inventories, generation):
     return _dated(body, last_modified)
 
 
-def _inventory_response(req, inventory, generation, location=None):
+def _inventory_response(inventory, generation, location=None):
     body = {**inventory.values(), 'resource_provider_generation': generation}
     return _dated(body, inventory.last_modified, location)
 
@@ -77,7 +77,7 @@ def list_inventories(req):
     context = req.environ['placement.context']
     provider, inventories = context.db.read(
         inventory_obj.of_provider, util.path_arg(req, 'uuid'))
-    return _inventories_response(req, inventories, provider.generation)
+    return _inventories_response(inventories, provider.generation)
 
 
 def set_inventories(req):
@@ -95,7 +95,7 @@ def set_inventories(req):
     except exception.InventoryInUse as exc:
         # Upstream's wording, which clients match.
         raise exception.InventoryInUse(f'update conflict: {exc}') from exc
-    return _inventories_response(req, stored, generation)
+    return _inventories_response(stored, generation)
 
 
 def create_inventory(req):
@@ -108,7 +108,7 @@ def create_inventory(req):
     generation, stored = context.db.write(
         inventory_obj.add_to, uuid, class_name, inventory, _generation(data))
     return _inventory_response(
-        req, stored, generation,
+        stored, generation,
         location=(f'{req.script_name}/resource_providers/{uuid}'
                   f'/inventories/{class_name}'))
 
@@ -125,7 +125,7 @@ def get_inventory(req):
     provider, inventory = context.db.read(
         inventory_obj.one_of_provider, util.path_arg(req, 'uuid'),
         util.path_arg(req, 'resource_class'))
-    return _inventory_response(req, inventory, provider.generation)
+    return _inventory_response(inventory, provider.generation)
 
 
 def update_inventory(req):
@@ -138,7 +138,7 @@ def update_inventory(req):
     generation, stored = context.db.write(
         inventory_obj.update_of, uuid, class_name, inventory,
         _generation(data))
-    return _inventory_response(req, stored, generation)
+    return _inventory_response(stored, generation)
 
 
 def delete_inventory(req):

@@ -6,7 +6,7 @@ from placement.objects import name_table
 from placement.objects import provider_trait
 
 
-def _response(req, names, provider):
+def _response(names, provider):
     """The traits body; Last-Modified: when the provider last changed."""
     return util.Result({
         'traits': names,
@@ -18,7 +18,7 @@ def get_traits(req):
     context = req.environ['placement.context']
     provider, names = context.db.read(
         provider_trait.of_provider, util.path_arg(req, 'uuid'))
-    return _response(req, names, provider)
+    return _response(names, provider)
 
 
 def set_traits(req):
@@ -27,7 +27,7 @@ def set_traits(req):
     provider = context.db.write(
         provider_trait.replace_of, util.path_arg(req, 'uuid'),
         data['resource_provider_generation'], data['traits'])
-    return _response(req, sorted(data['traits']), provider)
+    return _response(sorted(data['traits']), provider)
 
 
 def delete_traits(req):
