@@ -75,19 +75,28 @@ def _declared_status(operation, req):
     return statuses.pop()
 
 
-def _by_path(table):
-    """``{path: {method: Operation}}`` of the operations of ``table``."""
-    by_path = {}
-    for operation in table:
-        by_path.setdefault(operation.path, {})[operation.method] = operation
-    return by_path
+class Routes:
+    """The operations of a table by URL."""
 
+    def __init__(self, table):
+        #: ``{path template: {method: Operation}}``.
+        self._by_path = {}
+        for operation in table:
+            self._by_path.setdefault(
+                operation.path, {})[operation.method] = operation
+        self._mapper = routes.Mapper()
+        for path in self._by_path:
+            self._mapper.connect(path, route_path=path)
 
-def _make_mapper(by_path):
-    mapper = routes.Mapper()
-    for path in by_path:
-        mapper.connect(path, route_path=path)
-    return mapper
+    def match(self, path, environ=None):
+        """``(URL variables, {method: Operation})`` of ``path``; None
+        when no template matches."""
+        match = self._mapper.match(path or '/', environ=environ)
+        # routes' patterns end in ``$``, which also matches before a final
+        # newline: /traits/X%0A would otherwise be served as /traits/X.
+        if match is None or path.endswith('\n'):
+            return None
+        return match, self._by_path[match.pop('route_path')]
 
 
 def _check_body_headers(req):
@@ -113,9 +122,8 @@ class PlacementHandler:
     """Dispatch a request to its handler, or answer 404/405."""
 
     def __init__(self, table=None):
-        self._declarations = _by_path(
+        self._routes = Routes(
             table or operations.OPERATIONS + operations.REPORTS)
-        self._mapper = _make_mapper(self._declarations)
 
     @staticmethod
     def _available(methods, req):
@@ -129,13 +137,10 @@ class PlacementHandler:
         _check_body_headers(req)
         # Mounted under a prefix, the prefix alone (empty PATH_INFO) is
         # the version document that clients discover versions from.
-        match = self._mapper.match(
-            req.environ['PATH_INFO'] or '/', environ=req.environ)
-        # routes' patterns end in ``$``, which also matches before a final
-        # newline: /traits/X%0A would otherwise be served as /traits/X.
-        if match is None or req.environ['PATH_INFO'].endswith('\n'):
+        found = self._routes.match(req.environ['PATH_INFO'], req.environ)
+        if found is None:
             raise _not_found(req)
-        methods = self._declarations[match.pop('route_path')]
+        match, methods = found
         route = methods.get(req.method)
         allow = sorted(methods)
         if route is not None and (

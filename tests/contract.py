@@ -25,9 +25,9 @@ the CORS middleware's answer, outside the table.
 import json
 
 import jsonschema
-import routes
 
 from placement import errors
+from placement import handler
 from placement import microversion
 from placement import operations
 
@@ -42,20 +42,15 @@ class Contract:
     """The responses the table declares, by request."""
 
     def __init__(self, table=operations.OPERATIONS + operations.REPORTS):
-        self._by_path = {}
-        for operation in table:
-            self._by_path.setdefault(
-                operation.path, {})[operation.method] = operation
-        self._mapper = routes.Mapper()
-        for path in self._by_path:
-            self._mapper.connect(path, route_path=path)
+        self._routes = handler.Routes(table)
 
     def operation(self, method, path):
         """``(Operation or None, route_found)`` of a request."""
-        match = self._mapper.match(path or '/')
-        if match is None or path.endswith('\n'):
+        found = self._routes.match(path)
+        if found is None:
             return None, False
-        return self._by_path[match['route_path']].get(method), True
+        _variables, methods = found
+        return methods.get(method), True
 
     def check(self, method, path, version, status, headers, body):
         """Raise ContractViolation unless the response is declared.
