@@ -80,18 +80,12 @@ def owner_lookups(owner):
             for key, (table, column, value) in _owner_names(owner).items()}
 
 
-def owner_ids(conn, owner, found=None):
+def owner_ids(conn, owner, found):
     """``{column: id}`` of the consumer columns naming ``owner``.
 
     ``found``: ``{column: id or None}`` as read by :func:`owner_lookups`;
-    else one statement reads them. The project, user and consumer type
-    are created on first use.
+    the project, user and consumer type not found are created.
     """
-    if found is None:
-        row = conn.execute(sa.select(*(
-            query.scalar_subquery().label(key)
-            for key, query in owner_lookups(owner).items()))).one()
-        found = row._asdict()
     return {key: (found[key] if found.get(key) is not None
                   else _ensure(conn, table, column, value))
             for key, (table, column, value) in _owner_names(owner).items()}

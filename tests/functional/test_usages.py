@@ -50,8 +50,10 @@ class Usages:
         """A new consumer of ``consumer_type`` (None: no type)."""
         consumer_uuid = str(uuid.uuid4())
         with self.db.writer() as conn:
+            # Nothing looked up: each owner row is created, or found
+            # when an earlier consumer created it.
             consumer.create(conn, [consumer_uuid], consumer.owner_ids(
-                conn, consumer.Owner(project, user, consumer_type)))
+                conn, consumer.Owner(project, user, consumer_type), {}))
             self.allocate(conn, consumer_uuid, resources)
 
     def allocate(self, conn, consumer_uuid, resources):
