@@ -42,8 +42,10 @@ def render(operation, req, result):
     The status is the one the operation declares at the microversion
     (``result.status`` where it declares two), the media type its
     ``produces``; from 1.15 a GET, and a ``dated`` write, carries
-    Last-Modified and Cache-Control. A handler that answers a file or a
-    redirect gives its own webob response.
+    Last-Modified and Cache-Control. The body is ``result.data`` as JSON
+    (:func:`placement.util.dump_json_chunks`: large arrays in it are
+    serialised a chunk at a time) with its Content-Length. A handler
+    that answers a file or a redirect gives its own webob response.
     """
     if isinstance(result, webob.Response):
         return result
@@ -53,9 +55,13 @@ def render(operation, req, result):
         # webob gives every new response a default type; drop it.
         response.content_type = None
     else:
+        # A large body is several bytes objects (util.JsonArray), sent
+        # as they are with their summed Content-Length.
+        chunks = util.dump_json_chunks(result.data)
         response = webob.Response(
             status=status, content_type=operation.produces[0],
-            charset=None, body=util.dump_json(result.data))
+            charset=None, app_iter=chunks,
+            content_length=sum(map(len, chunks)))
     if result.location is not None:
         response.location = result.location
     if req.method == 'GET' or result.dated:

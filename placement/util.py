@@ -2,11 +2,13 @@
 
 import dataclasses
 import datetime
+import itertools
 import typing
 
 import orjson
 from oslo_utils import timeutils
 
+from placement import gc_pause
 from placement import microversion
 from placement import timing
 
@@ -40,10 +42,80 @@ class Result:
     dated: bool = False
 
 
-def dump_json(data):
-    """``data`` as JSON bytes (orjson: no per-object Python work)."""
-    with timing.serialising():
-        return orjson.dumps(data)
+#: Items of a :class:`JsonArray` or :class:`JsonObject` serialised at once.
+CHUNK_ITEMS = 1000
+
+
+class JsonArray:
+    """A JSON array of a body, made from ``items`` while it is serialised.
+
+    As a Python structure a large answer (100,000 allocation requests or
+    providers) costs several times its JSON, and holding both at once
+    set a worker's peak memory: in a JsonArray the items are made by an
+    iterable (consumed once) and serialised :data:`CHUNK_ITEMS` at a
+    time, so that only one chunk of them exists besides the bytes. A
+    value of the body's top-level object (see :func:`dump_json_chunks`).
+    """
+
+    #: What the chunks' JSON opens and closes with.
+    brackets = (b'[', b']')
+
+    def __init__(self, items):
+        self._items = iter(items)
+
+    def chunks(self):
+        """The JSON of each chunk of items, with its brackets."""
+        while chunk := list(itertools.islice(self._items, CHUNK_ITEMS)):
+            yield orjson.dumps(chunk)
+
+
+class JsonObject(JsonArray):
+    """A JSON object made, as :class:`JsonArray`, from an iterable of
+    ``(key, value)`` pairs with distinct keys, in that order."""
+
+    brackets = (b'{', b'}')
+
+    def chunks(self):
+        while chunk := dict(itertools.islice(self._items, CHUNK_ITEMS)):
+            yield orjson.dumps(chunk)
+
+
+def dump_json_chunks(data):
+    """``data`` as a list of JSON bytes whose concatenation is
+    ``orjson.dumps`` of the same data made whole.
+
+    A dict ``data`` may have :class:`JsonArray` and :class:`JsonObject`
+    values: those are serialised a chunk at a time (the cycle collector
+    paused, as the chunks' many short-lived containers would trigger
+    full passes over the answer's data) and the list holds about one
+    bytes object per chunk; otherwise it holds the one bytes of the
+    whole (orjson: no per-object Python work).
+    """
+    if not isinstance(data, dict) or not any(
+            isinstance(value, JsonArray) for value in data.values()):
+        with timing.serialising():
+            return [orjson.dumps(data)]
+    chunks = []
+    pending = [b'{']
+    with timing.serialising(), gc_pause.no_cycle_collection():
+        for index, (key, value) in enumerate(data.items()):
+            pending.append(b',' if index else b'')
+            pending.append(orjson.dumps(key) + b':')
+            if not isinstance(value, JsonArray):
+                pending.append(orjson.dumps(value))
+                continue
+            opening, closing = value.brackets
+            pending.append(opening)
+            for number, chunk in enumerate(value.chunks()):
+                # The chunk without its brackets, after what is pending.
+                chunks.append(b''.join(
+                    [*pending, b',' if number else b'',
+                     memoryview(chunk)[1:-1]]))
+                pending = []
+            pending.append(closing)
+        pending.append(b'}')
+        chunks.append(b''.join(pending))
+    return chunks
 
 
 def add_last_modified(req, response, last_modified=None):

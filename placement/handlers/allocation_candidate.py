@@ -6,7 +6,6 @@ object layer answers it with :class:`Candidates`, which are rendered for
 the request's microversion.
 """
 
-from placement import gc_pause
 from placement import microversion
 from placement import query
 from placement import util
@@ -21,35 +20,39 @@ _MAPPINGS = microversion.MAPPINGS
 
 
 def _allocation_requests(req, candidates):
-    """The allocation requests: a list each before 1.12, a dict from then
-    on, with the group mappings from 1.34 (versions checked once)."""
+    """The allocation requests, one at a time: a list each before 1.12,
+    a dict from then on, with the group mappings from 1.34 (versions
+    checked once)."""
     if not microversion.at_least(req, _DICT_ALLOCATIONS):
-        return [{'allocations': [
+        return ({'allocations': [
             {'resource_provider': {'uuid': uuid}, 'resources': resources}
             for uuid, resources in candidate.allocations.items()]}
-            for candidate in candidates]
-    requests = [{'allocations': {
+            for candidate in candidates)
+    if microversion.at_least(req, _MAPPINGS):
+        return ({'allocations': {
+            uuid: {'resources': resources}
+            for uuid, resources in candidate.allocations.items()},
+            'mappings': candidate.mappings}
+            for candidate in candidates)
+    return ({'allocations': {
         uuid: {'resources': resources}
         for uuid, resources in candidate.allocations.items()}}
-        for candidate in candidates]
-    if microversion.at_least(req, _MAPPINGS):
-        for data, candidate in zip(requests, candidates, strict=True):
-            data['mappings'] = candidate.mappings
-    return requests
+        for candidate in candidates)
 
 
-def _summary(summary, classes, traits, nested):
-    """A provider summary; ``classes`` narrows its resources (pre-1.27),
-    ``traits`` (1.17) and ``nested`` (1.29) add fields."""
+def _summary(provider, classes, traits, nested):
+    """The summary of a :class:`~placement.objects.candidate_tree.Provider`;
+    ``classes`` narrows its resources (pre-1.27), ``traits`` (1.17) and
+    ``nested`` (1.29) add fields."""
     data = {'resources': {
-        name: {'capacity': capacity, 'used': used}
-        for name, (capacity, used) in summary.resources.items()
+        name: {'capacity': inventory[0], 'used': inventory[1]}
+        for name, inventory in provider.inventories.items()
         if classes is None or name in classes}}
     if traits:
-        data['traits'] = list(summary.traits)
+        data['traits'] = list(provider.traits)
     if nested:
-        data['parent_provider_uuid'] = summary.parent_provider_uuid
-        data['root_provider_uuid'] = summary.root_provider_uuid
+        data['parent_provider_uuid'] = provider.parent_uuid
+        data['root_provider_uuid'] = provider.root_uuid
     return data
 
 
@@ -71,16 +74,19 @@ def _summaries(req, request, found, candidates):
         classes = {name for group in request.groups
                    for name in group.resources}
     traits = microversion.at_least(req, _TRAITS)
-    return {uuid: _summary(summary, classes, traits, nested)
-            for uuid, summary in summaries.items()}
+    return ((uuid, _summary(summary, classes, traits, nested))
+            for uuid, summary in summaries.items())
 
 
 def render(req, request, found):
-    """The response body for :class:`Candidates` ``found``."""
+    """The response body for :class:`Candidates` ``found``, its parts
+    made as they are serialised (a part is as large as the answer)."""
     candidates = found.candidates
     return {
-        'allocation_requests': _allocation_requests(req, candidates),
-        'provider_summaries': _summaries(req, request, found, candidates),
+        'allocation_requests': util.JsonArray(
+            _allocation_requests(req, candidates)),
+        'provider_summaries': util.JsonObject(
+            _summaries(req, request, found, candidates)),
     }
 
 
@@ -89,8 +95,4 @@ def list_allocation_candidates(req):
     request = provider_query.candidate_request(req, query.of(req))
     found = context.db.read(candidate_obj.get_candidates, request,
                             context.config)
-    # Rendering makes as many small objects as the search: as fast
-    # without the cycle collector.
-    with gc_pause.no_cycle_collection():
-        body = render(req, request, found)
-    return util.Result(body)
+    return util.Result(render(req, request, found))

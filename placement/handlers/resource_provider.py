@@ -76,8 +76,8 @@ def list_resource_providers(req):
     rows = context.db.read(provider_filter.list_providers, filters)
     relations = link_relations(req)
     return util.Result(
-        {'resource_providers': [serialize(req, row, relations)
-                                for row in rows]},
+        {'resource_providers': util.JsonArray(
+            serialize(req, row, relations) for row in rows)},
         last_modified=name_table.newest(rows))
 
 

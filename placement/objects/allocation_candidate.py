@@ -484,7 +484,8 @@ class _Trees:
                 for root in batch:
                     yield root, candidate_tree.candidates(
                         root, self._slots(root, shared_with[root]),
-                        self.rules, self.providers, seen)
+                        self.rules, self.providers, seen,
+                        self.narrowing.sharing)
                 size = min(len(batch) * 2, MOST_BATCH)
 
     def _shared_with(self):
@@ -531,8 +532,7 @@ class _Trees:
             for tree_root in dict.fromkeys(roots):
                 for provider in self.by_root[tree_root]:
                     involved[provider.uuid] = provider
-        return {uuid: _summary(provider)
-                for uuid, provider in involved.items()}
+        return involved
 
 
 def _batches(items, first):
@@ -553,16 +553,6 @@ def _rules(request):
                            for suffixes in request.same_subtree),
         nested=request.nested,
         mappings=request.mappings)
-
-
-def _summary(provider):
-    return candidate_request.ProviderSummary(
-        uuid=provider.uuid,
-        parent_provider_uuid=provider.parent_uuid,
-        root_provider_uuid=provider.root_uuid,
-        resources={name: inventory[:2]
-                   for name, inventory in provider.inventories.items()},
-        traits=provider.traits)
 
 
 def _load_providers(conn, roots, names):

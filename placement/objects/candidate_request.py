@@ -73,26 +73,15 @@ class Candidate(typing.NamedTuple):
     mappings: dict
 
 
-class ProviderSummary(typing.NamedTuple):
-    """A provider of a tree that the candidates involve."""
-
-    uuid: str
-    parent_provider_uuid: str | None
-    root_provider_uuid: str
-    #: ``{resource class name: (capacity, used)}`` for every inventory of
-    #: the provider; capacity is ``int((total - reserved) * ratio)``.
-    resources: dict
-    #: Trait names of the provider, in the order the traits were created.
-    traits: tuple
-
-
 @dataclasses.dataclass(frozen=True)
 class Candidates:
     """The answer: candidates, and summaries of the providers involved.
 
     ``summaries`` holds every provider of every tree (and every sharing
-    provider) that appears in ``candidates``, keyed by uuid; the handler
-    narrows it for microversions before 1.29.
+    provider) that appears in ``candidates``, keyed by uuid: the
+    :class:`placement.objects.candidate_tree.Provider` the search loaded
+    (not a copy: the summaries of a large answer are most of its data);
+    the handler narrows it for microversions before 1.29.
     """
 
     candidates: list

@@ -26,7 +26,8 @@ from placement.objects import candidate_request
 
 
 class Provider(typing.NamedTuple):
-    """What assembly and summaries need to know of one provider."""
+    """What assembly and summaries need to know of one provider (the
+    provider summaries show it as it is)."""
 
     id: int
     uuid: str
@@ -34,8 +35,9 @@ class Provider(typing.NamedTuple):
     root_id: int
     parent_uuid: str | None
     root_uuid: str
-    #: ``{class name: (capacity, used, free, max_unit)}``; ``free`` is
-    #: the exact ``(total - reserved) * allocation_ratio - used``.
+    #: ``{class name: (capacity, used, free, max_unit)}``; capacity is
+    #: ``int((total - reserved) * allocation_ratio)``, ``free`` the
+    #: exact ``(total - reserved) * allocation_ratio - used``.
     inventories: dict
     #: Trait names, in the order the traits were created.
     traits: tuple
@@ -203,7 +205,7 @@ def _key(candidate, with_mappings):
                                   in candidate.mappings.items())
 
 
-def candidates(root_id, slots, rules, providers, seen=None):
+def candidates(root_id, slots, rules, providers, seen=None, sharing=()):
     """Yield the distinct candidates of the tree of ``root_id``.
 
     ``slots`` are ordered with the unsuffixed group's first, so that its
@@ -213,21 +215,35 @@ def candidates(root_id, slots, rules, providers, seen=None):
     tree of those providers). Two ways of choosing that allocate the same
     amounts on the same providers and map the groups to the same
     providers are one candidate; without ``rules.mappings`` the first
-    mapping found is kept. ``seen`` holds the keys of the candidates
-    already yielded, and may be shared by the generators of several
-    trees.
+    mapping found is kept.
+
+    Only a candidate that uses one of the ``sharing`` providers (ids)
+    can equal one of another tree (the options of a tree are its own
+    providers and sharing ones): the keys of those are kept in ``seen``,
+    which may be shared by the generators of several trees; the keys of
+    the others only while their tree is walked, and not at all when each
+    slot has one option (one choice). Keys cost more than their
+    candidates: keeping every one of a large answer set its peak memory.
     """
     checks = _Checks(slots, rules, providers)
     seen = set() if seen is None else seen
-    walk = (_only_choice if all(len(slot.options) == 1 for slot in slots)
-            else _choices)
+    single = all(len(slot.options) == 1 for slot in slots)
+    walk = _only_choice if single else _choices
+    seen_here = set()
     for chosen in walk(slots, rules, providers, checks):
         if not any(providers[p].root_id == root_id for p in chosen):
             continue
         candidate = _candidate(slots, chosen, providers)
+        if any(p in sharing for p in chosen):
+            keys = seen
+        elif single:
+            yield candidate
+            continue
+        else:
+            keys = seen_here
         key = _key(candidate, rules.mappings)
-        if key not in seen:
-            seen.add(key)
+        if key not in keys:
+            keys.add(key)
             yield candidate
 
 

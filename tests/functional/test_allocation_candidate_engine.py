@@ -212,10 +212,11 @@ def test_summaries_of_flat_providers(sharing):
     found = sharing.search(Group(resources={'VCPU': 1}), limit=1)
     (summary,) = found.summaries.values()
     assert sharing.names[summary.uuid] == 'CN1'
-    assert summary.resources == {'VCPU': (8, 3), 'MEMORY_MB': (1024, 0),
-                                 'DISK_GB': (1000, 0)}
-    assert summary.root_provider_uuid == summary.uuid
-    assert summary.parent_provider_uuid is None
+    assert summary.inventories == {'VCPU': (8, 3, 5.0, 8),
+                                   'MEMORY_MB': (1024, 0, 1024.0, 1024),
+                                   'DISK_GB': (1000, 0, 1000.0, 1000)}
+    assert summary.root_uuid == summary.uuid
+    assert summary.parent_uuid is None
 
 
 def test_unknown_class_or_trait_is_bad_request(sharing):
@@ -320,9 +321,9 @@ def test_summaries_hold_the_whole_tree(numa):
     assert sorted(numa.names[uuid] for uuid in found.summaries) == [
         'CN1', 'NUMA1_1', 'NUMA1_2']
     child = found.summaries[numa.uuids['NUMA1_2']]
-    assert child.parent_provider_uuid == numa.uuids['CN1']
-    assert child.root_provider_uuid == numa.uuids['CN1']
-    assert child.resources == {'VCPU': (8, 0)}
+    assert child.parent_uuid == numa.uuids['CN1']
+    assert child.root_uuid == numa.uuids['CN1']
+    assert child.inventories == {'VCPU': (8, 0, 8.0, 8)}
 
 
 @pytest.fixture

@@ -159,11 +159,34 @@ def test_seen_candidates_are_not_repeated_across_trees():
     slots = [Slot('', {'DISK': 1}, (8,)), Slot('', {'VF': 1}, (9,))]
     seen = set()
     first = list(candidate_tree.candidates(8, slots, Rules(), providers,
-                                           seen))
+                                           seen, sharing={8, 9}))
     again = list(candidate_tree.candidates(9, slots, Rules(), providers,
-                                           seen))
+                                           seen, sharing={8, 9}))
     assert len(first) == 1
     assert again == []
+
+
+def test_only_candidates_with_sharing_providers_are_remembered():
+    """A candidate of its own tree alone can equal none of another tree:
+    its key is not kept (the keys of a large answer set its peak memory),
+    while duplicates within the tree are still dropped."""
+    providers = tree((2, 1), (3, 1), sharing=(9,))
+    seen = set()
+    single = [Slot('', {'VF': 1}, (2,))]
+    assert len(list(candidate_tree.candidates(
+        1, single, Rules(), providers, seen, sharing={9}))) == 1
+    # Two ways to the same allocations: one candidate without mappings.
+    swapped = [Slot('_A', {'VF': 1}, (2, 3)), Slot('_B', {'VF': 1}, (2, 3))]
+    assert allocations(candidate_tree.candidates(
+        1, swapped, Rules(mappings=False), providers, seen,
+        sharing={9})) == [{'p2': {'VF': 2}},
+                          {'p2': {'VF': 1}, 'p3': {'VF': 1}},
+                          {'p3': {'VF': 2}}]
+    assert seen == set()
+    shared = [Slot('', {'VF': 1}, (2,)), Slot('', {'DISK': 1}, (9,))]
+    assert len(list(candidate_tree.candidates(
+        1, shared, Rules(), providers, seen, sharing={9}))) == 1
+    assert len(seen) == 1
 
 
 class CountingProviders(dict):

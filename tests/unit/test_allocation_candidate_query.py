@@ -7,6 +7,7 @@ The renderer gets hand-made :class:`Candidates`.
 
 import sys
 
+import orjson
 import pytest
 import webob
 import webob.exc
@@ -15,9 +16,11 @@ from placement import errors
 from placement import microversion
 from placement import operations
 from placement import query
+from placement import util
 from placement.handlers import allocation_candidate as handler
 from placement.handlers import provider_query
 from placement.objects import candidate_request as cr
+from placement.objects import candidate_tree
 
 UUID1 = 'ffffffff-0000-4000-8000-000000000001'
 UUID2 = 'ffffffff-0000-4000-8000-000000000002'
@@ -404,18 +407,20 @@ def test_same_subtree_does_not_name_the_unsuffixed_group():
 # Rendering. A root with a child, and a sharing provider; one candidate
 # takes VCPU from the root and DISK_GB from the sharing provider.
 
+Provider = candidate_tree.Provider
 ROOT = 'ffffffff-0000-4000-8000-00000000000a'
 CHILD = 'ffffffff-0000-4000-8000-00000000000b'
 SHARING = 'ffffffff-0000-4000-8000-00000000000c'
 
 SUMMARIES = {
-    ROOT: cr.ProviderSummary(
-        ROOT, None, ROOT, {'VCPU': (8, 1), 'MEMORY_MB': (1024, 0)},
+    ROOT: Provider(
+        1, ROOT, None, 1, None, ROOT,
+        {'VCPU': (8, 1, 7.0, 8), 'MEMORY_MB': (1024, 0, 1024.0, 1024)},
         ('HW_CPU_X86_AVX',)),
-    CHILD: cr.ProviderSummary(
-        CHILD, ROOT, ROOT, {'SRIOV_NET_VF': (4, 0)}, ()),
-    SHARING: cr.ProviderSummary(
-        SHARING, None, SHARING, {'DISK_GB': (100, 10)},
+    CHILD: Provider(
+        2, CHILD, 1, 1, ROOT, ROOT, {'SRIOV_NET_VF': (4, 0, 4.0, 4)}, ()),
+    SHARING: Provider(
+        3, SHARING, None, 3, None, SHARING, {'DISK_GB': (100, 10, 90.0, 100)},
         ('MISC_SHARES_VIA_AGGREGATE',)),
 }
 CANDIDATE = cr.Candidate(
@@ -425,10 +430,11 @@ REQUEST = cr.CandidateRequest(groups=(
     cr.RequestGroup(resources={'VCPU': 1, 'DISK_GB': 10}),))
 
 
-def render(version, candidates=(CANDIDATE,)):
-    return handler.render(
+def render(version, candidates=(CANDIDATE,), summaries=SUMMARIES):
+    """The body as a client reads it (its parts are made lazily)."""
+    return orjson.loads(b''.join(util.dump_json_chunks(handler.render(
         _req('', version), REQUEST,
-        cr.Candidates(candidates=list(candidates), summaries=SUMMARIES))
+        cr.Candidates(candidates=list(candidates), summaries=summaries)))))
 
 
 def test_render_list_form():
@@ -504,6 +510,5 @@ def test_render_keeps_the_engine_order():
 def test_render_nothing():
     assert render('1.10', []) == {
         'allocation_requests': [], 'provider_summaries': {}}
-    body = handler.render(_req('', '1.39'), REQUEST,
-                          cr.Candidates(candidates=[], summaries={}))
-    assert body == {'allocation_requests': [], 'provider_summaries': {}}
+    assert render('1.39', [], {}) == {
+        'allocation_requests': [], 'provider_summaries': {}}
