@@ -571,18 +571,15 @@ def _load_providers(conn, roots, names):
                   _folded_inventories(), _folded_traits())
         .where(_ROOT_ID.in_(roots))).all()
     uuids = {row[0]: row[1] for row in rows}
-    trait_names = names.traits(
-        {int(trait_id) for row in rows if row[5]
-         for trait_id in row[5].split(',')})
+    names.traits({int(trait_id) for row in rows if row[5]
+                  for trait_id in row[5].split(',')})
     return {
         row[0]: candidate_tree.Provider(
             id=row[0], uuid=row[1], parent_id=row[2], root_id=row[3],
             parent_uuid=uuids[row[2]] if row[2] is not None else None,
             root_uuid=uuids[row[3]],
-            inventories=_inventories(row[4], names.classes),
-            traits=tuple(trait_names[trait_id] for trait_id in sorted(
-                int(trait_id) for trait_id in row[5].split(',')))
-            if row[5] else ())
+            inventories=names.shared(row[4], _inventories),
+            traits=names.shared(row[5], _traits))
         for row in rows}
 
 
@@ -618,13 +615,14 @@ def _folded_traits():
         .scalar_subquery())
 
 
-def _inventories(folded, classes):
+def _inventories(folded, names):
     """``{class: (capacity, used, free, max_unit)}`` of a folded
     inventory string (:func:`_folded_inventories`); ``free`` is exact,
     as the ratio is read as the driver reads a float."""
     inventories = {}
     if not folded:
         return inventories
+    classes = names.classes
     for inventory in folded.split(';'):
         class_id, total, reserved, ratio, max_unit, used = inventory.split(
             ':')
@@ -635,13 +633,42 @@ def _inventories(folded, classes):
     return inventories
 
 
+def _traits(folded, names):
+    """The trait names of a folded trait id string, by id (the names of
+    the ids read by :meth:`_Names.traits` before)."""
+    if not folded:
+        return ()
+    return tuple(names.traits(())[trait_id] for trait_id in sorted(
+        int(trait_id) for trait_id in folded.split(',')))
+
+
+#: Distinct folded strings whose inventories and traits one request
+#: shares between providers.
+MOST_SHARED = 10000
+
+
 class _Names:
-    """The names of resource classes and traits, read once a request."""
+    """The names of resource classes and traits, read once a request;
+    and the inventories and traits made of them."""
 
     def __init__(self, conn):
         self.conn = conn
         self._classes = None
         self._traits = {}
+        self._shared = {}
+
+    def shared(self, folded, make):
+        """``make(folded, self)``, one object for each distinct string
+        (up to :data:`MOST_SHARED`): the providers of one model (and
+        usage) share their inventories and traits, which are most of
+        the memory of a large answer otherwise. Read only, then."""
+        key = make, folded
+        found = self._shared.get(key)
+        if found is None:
+            found = make(folded, self)
+            if len(self._shared) < MOST_SHARED:
+                self._shared[key] = found
+        return found
 
     @property
     def classes(self):
