@@ -471,7 +471,7 @@ class _Trees:
         Candidates equal to one of another root (made of sharing
         providers only) are skipped too.
         """
-        seen = set()
+        memo = candidate_tree.Memo(self.narrowing.sharing)
         size = FIRST_BATCH if limit is None else min(limit, MOST_BATCH)
         for roots in windows:
             # The trees of the window's sharing providers, whole: their
@@ -484,8 +484,7 @@ class _Trees:
                 for root in batch:
                     yield root, candidate_tree.candidates(
                         root, self._slots(root, shared_with[root]),
-                        self.rules, self.providers, seen,
-                        self.narrowing.sharing)
+                        self.rules, self.providers, memo)
                 size = min(len(batch) * 2, MOST_BATCH)
 
     def _shared_with(self):

@@ -177,7 +177,26 @@ class _Checks:
         return all(check(chosen) for check in self.after[index])
 
 
-def _candidate(slots, chosen, providers):
+class Memo:
+    """What the candidate generators of the trees of one request share.
+
+    A large answer's candidates are most of its memory: what can be
+    shared between them is, and only what must be remembered is.
+    """
+
+    def __init__(self, sharing=()):
+        #: Ids of the sharing providers.
+        self.sharing = sharing
+        #: Keys of the candidates yielded that use a sharing provider.
+        self.seen = set()
+        self._amounts = {}
+
+    def amounts(self, amounts):
+        """One ``{class: amount}`` dict (read only) for equal ones."""
+        return self._amounts.setdefault(tuple(amounts.items()), amounts)
+
+
+def _candidate(slots, chosen, providers, memo):
     allocations = {}
     mappings = {}
     for slot, provider_id in zip(slots, chosen, strict=True):
@@ -191,6 +210,8 @@ def _candidate(slots, chosen, providers):
                 amounts[name] = amounts.get(name, 0) + amount
     for uuids in mappings.values():
         uuids.sort()
+    for uuid, amounts in allocations.items():
+        allocations[uuid] = memo.amounts(amounts)
     return candidate_request.Candidate(allocations=allocations,
                                        mappings=mappings)
 
@@ -205,7 +226,7 @@ def _key(candidate, with_mappings):
                                   in candidate.mappings.items())
 
 
-def candidates(root_id, slots, rules, providers, seen=None, sharing=()):
+def candidates(root_id, slots, rules, providers, memo=None):
     """Yield the distinct candidates of the tree of ``root_id``.
 
     ``slots`` are ordered with the unsuffixed group's first, so that its
@@ -217,25 +238,25 @@ def candidates(root_id, slots, rules, providers, seen=None, sharing=()):
     providers are one candidate; without ``rules.mappings`` the first
     mapping found is kept.
 
-    Only a candidate that uses one of the ``sharing`` providers (ids)
-    can equal one of another tree (the options of a tree are its own
-    providers and sharing ones): the keys of those are kept in ``seen``,
-    which may be shared by the generators of several trees; the keys of
+    The generators of the trees of one request share a :class:`Memo`.
+    Only a candidate that uses one of its sharing providers can equal
+    one of another tree (the options of a tree are its own providers and
+    sharing ones): the keys of those are kept in the memo; the keys of
     the others only while their tree is walked, and not at all when each
     slot has one option (one choice). Keys cost more than their
     candidates: keeping every one of a large answer set its peak memory.
     """
     checks = _Checks(slots, rules, providers)
-    seen = set() if seen is None else seen
+    memo = Memo() if memo is None else memo
     single = all(len(slot.options) == 1 for slot in slots)
     walk = _only_choice if single else _choices
     seen_here = set()
     for chosen in walk(slots, rules, providers, checks):
         if not any(providers[p].root_id == root_id for p in chosen):
             continue
-        candidate = _candidate(slots, chosen, providers)
-        if any(p in sharing for p in chosen):
-            keys = seen
+        candidate = _candidate(slots, chosen, providers, memo)
+        if any(p in memo.sharing for p in chosen):
+            keys = memo.seen
         elif single:
             yield candidate
             continue

@@ -157,11 +157,11 @@ def test_a_candidate_uses_its_own_tree():
 def test_seen_candidates_are_not_repeated_across_trees():
     providers = tree(sharing=(8, 9))
     slots = [Slot('', {'DISK': 1}, (8,)), Slot('', {'VF': 1}, (9,))]
-    seen = set()
+    memo = candidate_tree.Memo(sharing={8, 9})
     first = list(candidate_tree.candidates(8, slots, Rules(), providers,
-                                           seen, sharing={8, 9}))
+                                           memo))
     again = list(candidate_tree.candidates(9, slots, Rules(), providers,
-                                           seen, sharing={8, 9}))
+                                           memo))
     assert len(first) == 1
     assert again == []
 
@@ -171,22 +171,32 @@ def test_only_candidates_with_sharing_providers_are_remembered():
     its key is not kept (the keys of a large answer set its peak memory),
     while duplicates within the tree are still dropped."""
     providers = tree((2, 1), (3, 1), sharing=(9,))
-    seen = set()
+    memo = candidate_tree.Memo(sharing={9})
     single = [Slot('', {'VF': 1}, (2,))]
     assert len(list(candidate_tree.candidates(
-        1, single, Rules(), providers, seen, sharing={9}))) == 1
+        1, single, Rules(), providers, memo))) == 1
     # Two ways to the same allocations: one candidate without mappings.
     swapped = [Slot('_A', {'VF': 1}, (2, 3)), Slot('_B', {'VF': 1}, (2, 3))]
     assert allocations(candidate_tree.candidates(
-        1, swapped, Rules(mappings=False), providers, seen,
-        sharing={9})) == [{'p2': {'VF': 2}},
-                          {'p2': {'VF': 1}, 'p3': {'VF': 1}},
-                          {'p3': {'VF': 2}}]
-    assert seen == set()
+        1, swapped, Rules(mappings=False), providers, memo)) == [
+            {'p2': {'VF': 2}}, {'p2': {'VF': 1}, 'p3': {'VF': 1}},
+            {'p3': {'VF': 2}}]
+    assert memo.seen == set()
     shared = [Slot('', {'VF': 1}, (2,)), Slot('', {'DISK': 1}, (9,))]
     assert len(list(candidate_tree.candidates(
-        1, shared, Rules(), providers, seen, sharing={9}))) == 1
-    assert len(seen) == 1
+        1, shared, Rules(), providers, memo))) == 1
+    assert len(memo.seen) == 1
+
+
+def test_equal_amounts_are_one_dict():
+    providers = tree((2, 1), (3, 1))
+    slots = [Slot('', {'VF': 1}, (2, 3)), Slot('', {'DISK': 1}, (2, 3))]
+    found = run(providers, slots)
+    assert allocations(found) == [
+        {'p2': {'VF': 1, 'DISK': 1}}, {'p2': {'VF': 1}, 'p3': {'DISK': 1}},
+        {'p3': {'VF': 1}, 'p2': {'DISK': 1}}, {'p3': {'VF': 1, 'DISK': 1}}]
+    assert found[0].allocations['p2'] is found[3].allocations['p3']
+    assert found[1].allocations['p2'] is found[2].allocations['p3']
 
 
 class CountingProviders(dict):
