@@ -167,6 +167,11 @@ _RENDERED = (
         responses=(operations.Response(201),
                    operations.Response(204))),
     operations.Operation(
+        'GET', '/large', lambda req: util.Result({
+            'items': util.JsonArray({'n': n} for n in range(5)),
+            'total': 5}),
+        responses=(operations.Response(200, {}),)),
+    operations.Operation(
         'GET', '/versioned', lambda req: util.Result(),
         responses=(operations.Response(204, versions=operations.before(
                        microversion.v1(5))),
@@ -232,3 +237,15 @@ def test_the_status_is_the_one_of_the_microversion(rendering):
                       version='1.4').status_code == 204
     assert stack.call(rendering, '/versioned',
                       version='1.5').status_code == 200
+
+
+def test_a_body_in_chunks_has_the_whole_content_length(
+        rendering, monkeypatch):
+    monkeypatch.setattr(util, 'CHUNK_ITEMS', 2)
+    response = stack.call(rendering, '/large')
+    assert response.status_code == 200
+    assert len(response.app_iter) == 4
+    body = b'{"items":[{"n":0},{"n":1},{"n":2},{"n":3},{"n":4}],"total":5}'
+    assert b''.join(response.app_iter) == body
+    assert response.headers['Content-Length'] == str(len(body))
+    assert response.headers['Content-Type'] == 'application/json'

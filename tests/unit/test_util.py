@@ -5,10 +5,12 @@ handlers (PlacementWsgify under the request id and microversion
 middleware) so the tests see the rendered error documents.
 """
 
+import orjson
 import pytest
 import webob
 
 from placement import exception
+from placement import util
 from placement import wsgi_wrapper
 from tests.unit import stack
 
@@ -57,3 +59,45 @@ def test_handlers_run_through_wsgi_wrapper_render_webob_errors():
     response = stack.call(gone, version='1.22')
     assert response.status_code == 410
     assert 'It left.' in stack.error_of(response)['detail']
+
+
+# Bodies serialised a chunk at a time (util.JsonArray, util.JsonObject).
+
+def _whole_and_chunked(items, pairs):
+    """The body made whole and with lazy parts, and its chunks."""
+    whole = {'before': [1, {'a': None}], 'items': list(items),
+             'pairs': dict(pairs), 'after': 'é'}
+    lazy = {'before': [1, {'a': None}], 'items': util.JsonArray(iter(items)),
+            'pairs': util.JsonObject(iter(pairs)), 'after': 'é'}
+    return orjson.dumps(whole), util.dump_json_chunks(lazy)
+
+
+@pytest.mark.parametrize('count', [0, 1, 2, 3, 4, 7])
+def test_chunks_join_to_the_whole_body(monkeypatch, count):
+    monkeypatch.setattr(util, 'CHUNK_ITEMS', 2)
+    items = [{'n': n, 'text': f'"{n}"'} for n in range(count)]
+    pairs = [(f'k{n}', [n, 1.5]) for n in range(count)]
+    whole, chunks = _whole_and_chunked(items, pairs)
+    assert b''.join(chunks) == whole
+    # About one bytes object per chunk of items, not one per item.
+    assert len(chunks) == 1 + 2 * ((count + 1) // 2)
+
+
+def test_items_are_made_while_serialised(monkeypatch):
+    monkeypatch.setattr(util, 'CHUNK_ITEMS', 2)
+    made = []
+
+    def items():
+        for n in range(5):
+            made.append(n)
+            yield n
+
+    array = util.JsonArray(items())
+    assert made == []
+    assert next(array.chunks()) == b'[0,1]'
+    assert made == [0, 1]
+
+
+def test_a_body_without_lazy_parts_is_one_chunk():
+    assert util.dump_json_chunks({'a': [1, 2]}) == [b'{"a":[1,2]}']
+    assert util.dump_json_chunks([1]) == [b'[1]']
