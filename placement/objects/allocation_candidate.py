@@ -313,10 +313,14 @@ class _Narrowing:
         roots, traits_met = {}, {}
         rows = self.conn.execute(query).all()
         if collective:
+            # One frozenset for each combination met: a set per provider
+            # was most of the memory of a large narrowing.
+            combinations = {}
             for provider_id, root, *has in rows:
                 roots[provider_id] = root
-                traits_met[provider_id] = {
-                    index for index, found in enumerate(has) if found}
+                met = frozenset(
+                    index for index, found in enumerate(has) if found)
+                traits_met[provider_id] = combinations.setdefault(met, met)
         else:
             roots = dict(rows)
         return _SlotProviders(group, resources, roots, traits_met)
@@ -370,7 +374,7 @@ class _SlotProviders(typing.NamedTuple):
     resources: dict
     #: ``{provider id: root id}`` of the providers that can serve it.
     roots: dict
-    #: ``{provider id: {index}}``: which of the unsuffixed group's
+    #: ``{provider id: frozenset of index}``: which of the unsuffixed group's
     #: required trait sets each provider meets (if the slot is of it).
     traits_met: dict
 
