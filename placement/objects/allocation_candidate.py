@@ -637,12 +637,13 @@ def _inventories(folded, names):
 
 
 def _traits(folded, names):
-    """The trait names of a folded trait id string, by id (the names of
-    the ids read by :meth:`_Names.traits` before)."""
+    """The trait names of a folded trait id string, by id (read for the
+    whole batch of rows before: no query)."""
     if not folded:
         return ()
-    return tuple(names.traits(())[trait_id] for trait_id in sorted(
-        int(trait_id) for trait_id in folded.split(',')))
+    ids = sorted(int(trait_id) for trait_id in folded.split(','))
+    trait_names = names.traits(ids)
+    return tuple(trait_names[trait_id] for trait_id in ids)
 
 
 #: Distinct folded strings whose inventories and traits one request
