@@ -29,8 +29,9 @@ of providers or of combinations (see ARCHITECTURE.md, "Known traps"):
    time (:func:`_load_providers`, one query per batch, a row per
    provider, parents and roots found among the rows of the tree), and
    each tree yields its candidates through
-   :func:`candidate_tree.candidates` (a tree whose slots have one
-   option each is checked directly, without the walk).
+   :func:`candidate_tree.candidates` (slots that cannot interact, as
+   those of the unsuffixed group alone, are combined directly, without
+   the walk).
    ``depth-first`` exhausts a tree before the next; ``breadth-first``
    takes one candidate from each tree in turn. Everything stops at the
    limit.
