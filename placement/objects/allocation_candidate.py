@@ -445,22 +445,31 @@ def _sharing_providers(conn):
 def _anchors(conn, sharing, tree_within):
     """``{sharing provider id: {root id}}`` for the ``{id: root id}`` of
     ``sharing``: its own root, and the roots (within the window) of the
-    providers in one of its aggregates."""
+    providers in one of its aggregates.
+
+    The roots come folded into one string per sharing provider: there
+    are few sharing providers and many roots, and the driver's cost is
+    per row.
+    """
     anchors = {provider_id: {root} for provider_id, root in sharing.items()}
     if not sharing:
         return anchors
     shared = _RP_AGG.alias('shared')
     other = _RP_AGG.alias('other')
-    via_aggregate = (
-        sa.select(shared.c.resource_provider_id, _ROOT_ID)
+    pairs = (
+        sa.select(shared.c.resource_provider_id.label('sharing'),
+                  _ROOT_ID.label('root'))
         .select_from(shared)
         .join(other, other.c.aggregate_id == shared.c.aggregate_id)
         .join(RP, RP.c.id == other.c.resource_provider_id)
         .where(shared.c.resource_provider_id.in_(sorted(sharing)),
                *tree_within)
-        .distinct())
-    for provider_id, root_id in conn.execute(via_aggregate):
-        anchors[provider_id].add(root_id)
+        .distinct().subquery())
+    folded = (sa.select(pairs.c.sharing,
+                        sa.func.aggregate_strings(_text(pairs.c.root), ','))
+              .group_by(pairs.c.sharing))
+    for provider_id, roots in conn.execute(folded):
+        anchors[provider_id].update(map(int, roots.split(',')))
     return anchors
 
 
