@@ -20,6 +20,7 @@ and that a candidate uses the tree it is built for.
 
 import collections
 import dataclasses
+import itertools
 import typing
 
 from placement.objects import candidate_request
@@ -176,6 +177,10 @@ class _Checks:
     def hold(self, index, chosen):
         return all(check(chosen) for check in self.after[index])
 
+    def hold_all(self, chosen):
+        return all(check(chosen) for checks in self.after
+                   for check in checks)
+
 
 class Memo:
     """What the candidate generators of the trees of one request share.
@@ -248,8 +253,9 @@ def candidates(root_id, slots, rules, providers, memo=None):
     """
     checks = _Checks(slots, rules, providers)
     memo = Memo() if memo is None else memo
+    # One option a slot: one choice, no duplicate within the tree.
     single = all(len(slot.options) == 1 for slot in slots)
-    walk = _only_choice if single else _choices
+    walk = _combinations if _independent(slots, rules) else _choices
     seen_here = set()
     for chosen in walk(slots, rules, providers, checks):
         if not any(providers[p].root_id == root_id for p in chosen):
@@ -268,20 +274,30 @@ def candidates(root_id, slots, rules, providers, memo=None):
             yield candidate
 
 
-def _only_choice(slots, rules, providers, checks):
-    """:func:`_choices` when every slot has one option (a tree of one
-    provider and no sharing one, the common case): that choice, if valid,
-    without the walk's iterators."""
-    choice = _Choice(providers)
-    for index, slot in enumerate(slots):
-        provider_id = slot.options[0]
-        if not choice.fits(slot, provider_id, rules):
-            return
-        choice.push(slot, provider_id)
-        if not checks.hold(index, choice.chosen):
-            return
-    if slots:
-        yield choice.chosen
+def _independent(slots, rules):
+    """No choice for one slot changes what another may take: no class is
+    asked for by two slots (no amounts add up on a provider), providers
+    need not be distinct (no isolation) and a tree may give from several
+    of its providers (1.29)."""
+    if rules.isolate or not rules.nested:
+        return False
+    names = [name for slot in slots for name in slot.resources]
+    return len(names) == len(set(names))
+
+
+def _combinations(slots, rules, providers, checks):
+    """:func:`_choices` for :func:`_independent` slots (the unsuffixed
+    group alone, the common case): every combination of the options
+    that fit on their own, in the walk's order, that passes the checks;
+    without the walk's bookkeeping."""
+    if not slots:
+        return
+    alone = _Choice(providers)
+    options = [[option for option in slot.options
+                if alone.fits(slot, option, rules)] for slot in slots]
+    for chosen in itertools.product(*options):
+        if checks.hold_all(chosen):
+            yield chosen
 
 
 def _choices(slots, rules, providers, checks):
