@@ -264,7 +264,7 @@ class _Narrowing:
             tree_within)
         roots = None
         for slot in self.slots:
-            reachable = {root for _, root in self._reached(slot, slot.roots)}
+            reachable = self._reachable_roots(slot)
             roots = reachable if roots is None else roots & reachable
         roots = roots or set()
         if self.collective:
@@ -275,6 +275,15 @@ class _Narrowing:
         return {root for root in roots
                 if (after is None or root > after)
                 and (last is None or root <= last)}
+
+    def _reachable_roots(self, slot):
+        """The roots the providers of ``slot`` serve (:meth:`_reached`),
+        as sets rather than pairs."""
+        roots = set(slot.roots.values())
+        if slot.group.resources:
+            for provider_id in self.sharing.keys() & slot.roots.keys():
+                roots |= self.anchors[provider_id]
+        return roots
 
     def _reached(self, slot, provider_ids):
         """``(provider id, root id)`` for the roots each provider serves:
@@ -598,10 +607,7 @@ def _load_providers(conn, roots, names):
     rows themselves (the trees are loaded whole). ``names`` is a
     :class:`_Names`.
     """
-    rows = conn.execute(
-        sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id, _ROOT_ID,
-                  _folded_inventories(), _folded_traits())
-        .where(_ROOT_ID.in_(roots))).all()
+    rows = conn.execute(_LOAD_TREES, {'roots': roots}).all()
     uuids = {row[0]: row[1] for row in rows}
     trait_names = names.traits(
         {int(trait_id) for row in rows if row[5]
@@ -648,6 +654,14 @@ def _folded_traits():
         _text(_RP_TRAIT.c.trait_id), ','))
         .where(_RP_TRAIT.c.resource_provider_id == RP.c.id)
         .scalar_subquery())
+
+
+#: The rows of :func:`_load_providers`; built once (its roots are an
+#: expanding parameter), so that a request neither builds nor coerces it.
+_LOAD_TREES = (
+    sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id, _ROOT_ID,
+              _folded_inventories(), _folded_traits())
+    .where(_ROOT_ID.in_(sa.bindparam('roots', expanding=True))))
 
 
 def _inventories(folded, classes):
