@@ -256,8 +256,13 @@ class _Narrowing:
         and whose providers for the unsuffixed group can meet its
         traits; the slots and anchors are then those of the window."""
         tree_within = _within(window, _ROOT_ID)
-        self.slots = [slot for group in self.request.groups
-                      for slot in self._group_slots(group, tree_within)]
+        found = {}
+        self.slots = []
+        for group in self.request.groups:
+            key = _query_of(group)
+            if key not in found:
+                found[key] = self._group_slots(group, tree_within)
+            self.slots += [slot._replace(group=group) for slot in found[key]]
         self.anchors = _anchors(self.conn, {
             provider_id: root for provider_id, root in self.sharing.items()
             if any(provider_id in slot.roots for slot in self.slots)},
@@ -418,6 +423,16 @@ def _trait_names(request):
     for group in request.groups:
         names.update(group.forbidden_traits, *group.required_traits)
     return names
+
+
+def _query_of(group):
+    """What the narrowing query of ``group`` depends on: suffixed groups
+    that ask the same (several VFs of one kind, say) share one query."""
+    return (bool(group.suffix), tuple(sorted(group.resources.items())),
+            tuple(frozenset(names) for names in group.required_traits),
+            frozenset(group.forbidden_traits),
+            tuple(frozenset(uuids) for uuids in group.member_of),
+            frozenset(group.forbidden_aggregates), group.in_tree)
 
 
 def _slot_resources(group):
