@@ -256,15 +256,20 @@ class _Narrowing:
         and whose providers for the unsuffixed group can meet its
         traits; the slots and anchors are then those of the window."""
         tree_within = _within(window, _ROOT_ID)
-        self.slots = [slot for group in self.request.groups
-                      for slot in self._group_slots(group, tree_within)]
+        found = {}
+        self.slots = []
+        for group in self.request.groups:
+            key = _query_of(group)
+            if key not in found:
+                found[key] = self._group_slots(group, tree_within)
+            self.slots += [slot._replace(group=group) for slot in found[key]]
         self.anchors = _anchors(self.conn, {
             provider_id: root for provider_id, root in self.sharing.items()
             if any(provider_id in slot.roots for slot in self.slots)},
             tree_within)
         roots = None
         for slot in self.slots:
-            reachable = {root for _, root in self._reached(slot, slot.roots)}
+            reachable = self._reachable_roots(slot)
             roots = reachable if roots is None else roots & reachable
         roots = roots or set()
         if self.collective:
@@ -275,6 +280,15 @@ class _Narrowing:
         return {root for root in roots
                 if (after is None or root > after)
                 and (last is None or root <= last)}
+
+    def _reachable_roots(self, slot):
+        """The roots the providers of ``slot`` serve (:meth:`_reached`),
+        as sets rather than pairs."""
+        roots = set(slot.roots.values())
+        if slot.group.resources:
+            for provider_id in self.sharing.keys() & slot.roots.keys():
+                roots |= self.anchors[provider_id]
+        return roots
 
     def _reached(self, slot, provider_ids):
         """``(provider id, root id)`` for the roots each provider serves:
@@ -416,6 +430,16 @@ def _trait_names(request):
     for group in request.groups:
         names.update(group.forbidden_traits, *group.required_traits)
     return names
+
+
+def _query_of(group):
+    """What the narrowing query of ``group`` depends on: suffixed groups
+    that ask the same (several VFs of one kind, say) share one query."""
+    return (bool(group.suffix), tuple(sorted(group.resources.items())),
+            tuple(frozenset(names) for names in group.required_traits),
+            frozenset(group.forbidden_traits),
+            tuple(frozenset(uuids) for uuids in group.member_of),
+            frozenset(group.forbidden_aggregates), group.in_tree)
 
 
 def _slot_resources(group):
@@ -594,10 +618,7 @@ def _load_providers(conn, roots, names):
     rows themselves (the trees are loaded whole). ``names`` is a
     :class:`_Names`.
     """
-    rows = conn.execute(
-        sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id, _ROOT_ID,
-                  _folded_inventories(), _folded_traits())
-        .where(_ROOT_ID.in_(roots))).all()
+    rows = conn.execute(_LOAD_TREES, {'roots': roots}).all()
     uuids = {row[0]: row[1] for row in rows}
     names.traits({int(trait_id) for row in rows if row[5]
                   for trait_id in row[5].split(',')})
@@ -641,6 +662,14 @@ def _folded_traits():
         _text(_RP_TRAIT.c.trait_id), ','))
         .where(_RP_TRAIT.c.resource_provider_id == RP.c.id)
         .scalar_subquery())
+
+
+#: The rows of :func:`_load_providers`; built once (its roots are an
+#: expanding parameter), so that a request neither builds nor coerces it.
+_LOAD_TREES = (
+    sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id, _ROOT_ID,
+              _folded_inventories(), _folded_traits())
+    .where(_ROOT_ID.in_(sa.bindparam('roots', expanding=True))))
 
 
 def _inventories(folded, names):

@@ -255,9 +255,12 @@ def candidates(root_id, slots, rules, providers, memo=None):
     memo = Memo() if memo is None else memo
     # One option a slot: one choice, no duplicate within the tree.
     single = all(len(slot.options) == 1 for slot in slots)
-    walk = _combinations if _independent(slots, rules) else _choices
     seen_here = set()
-    for chosen in walk(slots, rules, providers, checks):
+    if _independent(slots, rules):
+        choices = _combinations(slots, checks)
+    else:
+        choices = _choices(slots, rules, providers, checks)
+    for chosen in choices:
         if not any(providers[p].root_id == root_id for p in chosen):
             continue
         candidate = _candidate(slots, chosen, providers, memo)
@@ -285,19 +288,15 @@ def _independent(slots, rules):
     return len(names) == len(set(names))
 
 
-def _combinations(slots, rules, providers, checks):
+def _combinations(slots, checks):
     """:func:`_choices` for :func:`_independent` slots (the unsuffixed
-    group alone, the common case): every combination of the options
-    that fit on their own, in the walk's order, that passes the checks;
-    without the walk's bookkeeping."""
-    if not slots:
-        return
-    alone = _Choice(providers)
-    options = [[option for option in slot.options
-                if alone.fits(slot, option, rules)] for slot in slots]
-    for chosen in itertools.product(*options):
-        if checks.hold_all(chosen):
-            yield chosen
+    group alone, the common case): every combination of the options (each
+    of which SQL found able to serve its slot alone) that passes the
+    checks, in the walk's order, without the walk's bookkeeping."""
+    if slots:
+        for chosen in itertools.product(*(slot.options for slot in slots)):
+            if checks.hold_all(chosen):
+                yield chosen
 
 
 def _choices(slots, rules, providers, checks):
