@@ -19,7 +19,7 @@ of providers or of combinations (see ARCHITECTURE.md, "Known traps"):
    providers cost, not what the cloud holds. Sharing
    providers (MISC_SHARES_VIA_AGGREGATE) and the roots they are shared
    with (the roots of the providers in an aggregate with them) take two
-   more. The roots that can serve every slot are intersected in Python;
+   more, the ids of the aggregates named one. The roots that can serve every slot are intersected in Python;
    the same queries flag which providers have the unsuffixed group's
    required traits, so that roots whose providers cannot meet them
    together are dropped before their trees are loaded; and
