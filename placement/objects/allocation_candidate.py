@@ -19,11 +19,11 @@ of providers or of combinations (see ARCHITECTURE.md, "Known traps"):
    providers cost, not what the cloud holds. Sharing
    providers (MISC_SHARES_VIA_AGGREGATE) and the roots they are shared
    with (the roots of the providers in an aggregate with them) take two
-   more, the ids of the aggregates named one. The roots that can serve every slot are intersected in Python;
-   the same queries flag which providers have the unsuffixed group's
-   required traits, so that roots whose providers cannot meet them
-   together are dropped before their trees are loaded; and
-   ``root_required`` is one query on roots.
+   more, the ids of the aggregates named one. The roots that can serve
+   every slot are intersected in Python; the same queries flag which
+   providers have the unsuffixed group's required traits, so that roots
+   whose providers cannot meet them together are dropped before their
+   trees are loaded; and ``root_required`` is one query on roots.
 2. *Assembly*, lazily: the roots of a window are walked in order
    (shuffled when randomised), their trees loaded a batch at a
    time (:func:`_load_providers`, one query per batch, a row per
