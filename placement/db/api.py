@@ -116,9 +116,10 @@ def _setup_mysql(engine, db_conf):
     def statements(dbapi_connection):
         yield ('SET SESSION innodb_lock_wait_timeout = %s',
                [db_conf.lock_wait_timeout])
-        # The candidate search folds a provider's inventories and traits
-        # into one string (GROUP_CONCAT); MySQL cuts it at 1,024 bytes
-        # by default (MariaDB at 1 MB).
+        # The candidate search folds a provider's inventories and traits,
+        # and the roots a sharing provider serves, into one string
+        # (GROUP_CONCAT); MySQL cuts it at 1,024 bytes by default
+        # (MariaDB at 1 MB); 16 MB holds the ids of two million roots.
         yield 'SET SESSION group_concat_max_len = %s', [_GROUP_CONCAT_MAX]
         if db_conf.mysql_sql_mode:
             yield 'SET SESSION sql_mode = %s', [db_conf.mysql_sql_mode]

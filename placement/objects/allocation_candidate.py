@@ -10,11 +10,13 @@ of providers or of combinations (see ARCHITECTURE.md, "Known traps"):
    ``randomize_allocation_candidates``), and the steps below run per
    window until the limit is met, so that the rows read follow the limit
    rather than the cloud. Without a limit one window holds every root.
-1. *Narrowing* (:class:`_Narrowing`): one set-based query per request
-   group and resource class finds the providers of the window (and the
-   sharing providers anywhere) that can serve it alone
-   (capacity, min/max/step, the group's traits and aggregates, in_tree),
-   with their roots; a resourceless group costs one query too. Sharing
+1. *Narrowing* (:class:`_Narrowing`): one query per request group
+   finds the providers of the window (and the sharing providers
+   anywhere) that pass the group's traits, aggregates and in_tree, with
+   their roots and, per resource class of the unsuffixed group, whether
+   they can serve it alone (capacity, min/max/step); its conditions are
+   probes of each provider's own rows, so a window costs what its
+   providers cost, not what the cloud holds. Sharing
    providers (MISC_SHARES_VIA_AGGREGATE) and the roots they are shared
    with (the roots of the providers in an aggregate with them) take two
    more. The roots that can serve every slot are intersected in Python;
@@ -27,8 +29,9 @@ of providers or of combinations (see ARCHITECTURE.md, "Known traps"):
    time (:func:`_load_providers`, one query per batch, a row per
    provider, parents and roots found among the rows of the tree), and
    each tree yields its candidates through
-   :func:`candidate_tree.candidates` (a tree whose slots have one
-   option each is checked directly, without the walk).
+   :func:`candidate_tree.candidates` (slots that cannot interact, as
+   those of the unsuffixed group alone, are combined directly, without
+   the walk).
    ``depth-first`` exhausts a tree before the next; ``breadth-first``
    takes one candidate from each tree in turn. Everything stops at the
    limit.
@@ -253,16 +256,15 @@ class _Narrowing:
         and whose providers for the unsuffixed group can meet its
         traits; the slots and anchors are then those of the window."""
         tree_within = _within(window, _ROOT_ID)
-        self.slots = [self._providers(group, resources, tree_within)
-                      for group in self.request.groups
-                      for resources in _slot_resources(group)]
+        self.slots = [slot for group in self.request.groups
+                      for slot in self._group_slots(group, tree_within)]
         self.anchors = _anchors(self.conn, {
             provider_id: root for provider_id, root in self.sharing.items()
             if any(provider_id in slot.roots for slot in self.slots)},
             tree_within)
         roots = None
         for slot in self.slots:
-            reachable = {root for _, root in self._reached(slot, slot.roots)}
+            reachable = self._reachable_roots(slot)
             roots = reachable if roots is None else roots & reachable
         roots = roots or set()
         if self.collective:
@@ -273,6 +275,15 @@ class _Narrowing:
         return {root for root in roots
                 if (after is None or root > after)
                 and (last is None or root <= last)}
+
+    def _reachable_roots(self, slot):
+        """The roots the providers of ``slot`` serve (:meth:`_reached`),
+        as sets rather than pairs."""
+        roots = set(slot.roots.values())
+        if slot.group.resources:
+            for provider_id in self.sharing.keys() & slot.roots.keys():
+                roots |= self.anchors[provider_id]
+        return roots
 
     def _reached(self, slot, provider_ids):
         """``(provider id, root id)`` for the roots each provider serves:
@@ -294,32 +305,53 @@ class _Narrowing:
         return {root for root, indexes in met.items()
                 if len(indexes) == len(self.collective)}
 
-    def _providers(self, group, resources, tree_within):
-        """The :class:`_SlotProviders` of ``resources`` of ``group``: the
-        providers of the window (``tree_within``) and the sharing ones
-        that can serve them on their own."""
+    def _group_slots(self, group, tree_within):
+        """The :class:`_SlotProviders` of each slot of ``group``, from one
+        query: the providers of the window (``tree_within``), and the
+        sharing ones, that pass the group's conditions, each with a flag
+        per slot (can it serve that slot's resources on its own?) and,
+        in the unsuffixed group, per required trait set of it.
+
+        Every condition is a probe of the provider's own rows: a window
+        costs what its providers cost, whatever the size of the cloud.
+        """
+        slots = _slot_resources(group)
         collective = self.collective if not group.suffix else ()
-        query = sa.select(RP.c.id, _ROOT_ID, *(
-            self._has_any(names) for names in collective)).where(
-                *self._group_conditions(group, bool(resources)))
+        # One slot: its resources are conditions; several (one class
+        # each): flags.
+        flags = [sa.and_(*self._serving(resources)) for resources in slots]
+        flags = flags if len(slots) > 1 else []
+        query = sa.select(
+            RP.c.id, _ROOT_ID, *flags,
+            *(self._has_any(names) for names in collective),
+        ).where(*self._group_conditions(group, bool(group.resources)))
+        if not flags:
+            query = query.where(*self._serving(slots[0]))
         if tree_within:
             in_window = sa.and_(*tree_within)
-            if self.sharing and resources:
+            if self.sharing and group.resources:
                 in_window |= RP.c.id.in_(sorted(self.sharing))
             query = query.where(in_window)
-        for name, amount in resources.items():
-            query = query.where(RP.c.id.in_(provider_filter.with_capacity(
-                self.class_ids[name], amount)))
-        roots, traits_met = {}, {}
-        rows = self.conn.execute(query).all()
-        if collective:
-            for provider_id, root, *has in rows:
-                roots[provider_id] = root
-                traits_met[provider_id] = {
-                    index for index, found in enumerate(has) if found}
-        else:
-            roots = dict(rows)
-        return _SlotProviders(group, resources, roots, traits_met)
+        found = [({}, {}) for _ in slots]
+        for provider_id, root, *columns in self.conn.execute(query):
+            serves = columns[:len(flags)] or (True,)
+            has = columns[len(flags):]
+            for (roots, traits_met), serving in zip(found, serves,
+                                                    strict=True):
+                if serving:
+                    roots[provider_id] = root
+                    if collective:
+                        traits_met[provider_id] = {
+                            index for index, met in enumerate(has) if met}
+        return [_SlotProviders(group, resources, roots, traits_met)
+                for resources, (roots, traits_met)
+                in zip(slots, found, strict=True)]
+
+    def _serving(self, resources):
+        """Conditions: the provider can serve ``resources`` on its own."""
+        return [provider_filter.has_capacity(
+            RP.c.id, self.class_ids[name], amount)
+            for name, amount in resources.items()]
 
     def _group_conditions(self, group, allocating):
         """Conditions on ``RP`` for a provider serving ``group``.
@@ -332,7 +364,7 @@ class _Narrowing:
         conditions = [_member_of(aggregates, spans_root)
                       for aggregates in group.member_of]
         if group.forbidden_aggregates:
-            conditions.append(~_in_aggregate_of(
+            conditions.append(~_member_of(
                 group.forbidden_aggregates, spans_root))
         if group.suffix or not allocating:
             conditions += [self._has_any(names)
@@ -349,7 +381,7 @@ class _Narrowing:
 
     def _has_any(self, names):
         """Condition (or flag): the provider has one of the traits."""
-        return RP.c.id.in_(provider_filter.with_any_trait(self._ids(names)))
+        return provider_filter.has_any_trait(RP.c.id, self._ids(names))
 
     def _roots_with_root_traits(self, window):
         request = self.request
@@ -399,16 +431,6 @@ def _slot_resources(group):
 def _member_of(aggregate_uuids, spans_root):
     """Condition: the provider (or, if ``spans_root``, its root) is in
     one of the aggregates."""
-    members = provider_filter.members_of_any(aggregate_uuids)
-    condition = RP.c.id.in_(members)
-    if spans_root:
-        condition = condition | _ROOT_ID.in_(members)
-    return condition
-
-
-def _in_aggregate_of(aggregate_uuids, spans_root):
-    """:func:`_member_of` as probes, for its negation: NOT IN would
-    read the whole set for a few providers."""
     condition = provider_filter.in_any_aggregate(RP.c.id, aggregate_uuids)
     if spans_root:
         condition = condition | provider_filter.in_any_aggregate(
@@ -432,22 +454,31 @@ def _sharing_providers(conn):
 def _anchors(conn, sharing, tree_within):
     """``{sharing provider id: {root id}}`` for the ``{id: root id}`` of
     ``sharing``: its own root, and the roots (within the window) of the
-    providers in one of its aggregates."""
+    providers in one of its aggregates.
+
+    The roots come folded into one string per sharing provider: there
+    are few sharing providers and many roots, and the driver's cost is
+    per row.
+    """
     anchors = {provider_id: {root} for provider_id, root in sharing.items()}
     if not sharing:
         return anchors
     shared = _RP_AGG.alias('shared')
     other = _RP_AGG.alias('other')
-    via_aggregate = (
-        sa.select(shared.c.resource_provider_id, _ROOT_ID)
+    pairs = (
+        sa.select(shared.c.resource_provider_id.label('sharing'),
+                  _ROOT_ID.label('root'))
         .select_from(shared)
         .join(other, other.c.aggregate_id == shared.c.aggregate_id)
         .join(RP, RP.c.id == other.c.resource_provider_id)
         .where(shared.c.resource_provider_id.in_(sorted(sharing)),
                *tree_within)
-        .distinct())
-    for provider_id, root_id in conn.execute(via_aggregate):
-        anchors[provider_id].add(root_id)
+        .distinct().subquery())
+    folded = (sa.select(pairs.c.sharing,
+                        sa.func.aggregate_strings(_text(pairs.c.root), ','))
+              .group_by(pairs.c.sharing))
+    for provider_id, roots in conn.execute(folded):
+        anchors[provider_id].update(map(int, roots.split(',')))
     return anchors
 
 
@@ -576,10 +607,7 @@ def _load_providers(conn, roots, names):
     rows themselves (the trees are loaded whole). ``names`` is a
     :class:`_Names`.
     """
-    rows = conn.execute(
-        sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id, _ROOT_ID,
-                  _folded_inventories(), _folded_traits())
-        .where(_ROOT_ID.in_(roots))).all()
+    rows = conn.execute(_LOAD_TREES, {'roots': roots}).all()
     uuids = {row[0]: row[1] for row in rows}
     trait_names = names.traits(
         {int(trait_id) for row in rows if row[5]
@@ -626,6 +654,14 @@ def _folded_traits():
         _text(_RP_TRAIT.c.trait_id), ','))
         .where(_RP_TRAIT.c.resource_provider_id == RP.c.id)
         .scalar_subquery())
+
+
+#: The rows of :func:`_load_providers`; built once (its roots are an
+#: expanding parameter), so that a request neither builds nor coerces it.
+_LOAD_TREES = (
+    sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id, _ROOT_ID,
+              _folded_inventories(), _folded_traits())
+    .where(_ROOT_ID.in_(sa.bindparam('roots', expanding=True))))
 
 
 def _inventories(folded, classes):

@@ -20,6 +20,7 @@ and that a candidate uses the tree it is built for.
 
 import collections
 import dataclasses
+import itertools
 import typing
 
 from placement.objects import candidate_request
@@ -174,6 +175,10 @@ class _Checks:
     def hold(self, index, chosen):
         return all(check(chosen) for check in self.after[index])
 
+    def hold_all(self, chosen):
+        return all(check(chosen) for checks in self.after
+                   for check in checks)
+
 
 def _candidate(slots, chosen, providers):
     allocations = {}
@@ -219,9 +224,11 @@ def candidates(root_id, slots, rules, providers, seen=None):
     """
     checks = _Checks(slots, rules, providers)
     seen = set() if seen is None else seen
-    walk = (_only_choice if all(len(slot.options) == 1 for slot in slots)
-            else _choices)
-    for chosen in walk(slots, rules, providers, checks):
+    if _independent(slots, rules):
+        choices = _combinations(slots, checks)
+    else:
+        choices = _choices(slots, rules, providers, checks)
+    for chosen in choices:
         if not any(providers[p].root_id == root_id for p in chosen):
             continue
         candidate = _candidate(slots, chosen, providers)
@@ -231,20 +238,26 @@ def candidates(root_id, slots, rules, providers, seen=None):
             yield candidate
 
 
-def _only_choice(slots, rules, providers, checks):
-    """:func:`_choices` when every slot has one option (a tree of one
-    provider and no sharing one, the common case): that choice, if valid,
-    without the walk's iterators."""
-    choice = _Choice(providers)
-    for index, slot in enumerate(slots):
-        provider_id = slot.options[0]
-        if not choice.fits(slot, provider_id, rules):
-            return
-        choice.push(slot, provider_id)
-        if not checks.hold(index, choice.chosen):
-            return
+def _independent(slots, rules):
+    """No choice for one slot changes what another may take: no class is
+    asked for by two slots (no amounts add up on a provider), providers
+    need not be distinct (no isolation) and a tree may give from several
+    of its providers (1.29)."""
+    if rules.isolate or not rules.nested:
+        return False
+    names = [name for slot in slots for name in slot.resources]
+    return len(names) == len(set(names))
+
+
+def _combinations(slots, checks):
+    """:func:`_choices` for :func:`_independent` slots (the unsuffixed
+    group alone, the common case): every combination of the options (each
+    of which SQL found able to serve its slot alone) that passes the
+    checks, in the walk's order, without the walk's bookkeeping."""
     if slots:
-        yield choice.chosen
+        for chosen in itertools.product(*(slot.options for slot in slots)):
+            if checks.hold_all(chosen):
+                yield chosen
 
 
 def _choices(slots, rules, providers, checks):

@@ -60,25 +60,6 @@ def has_any_trait(provider_id, trait_ids):
         _RP_TRAIT.c.trait_id.in_(trait_ids))
 
 
-def members_of_any(aggregate_uuids):
-    """Ids of the providers in one of the aggregates.
-
-    As ``column IN`` this, the set is read once (PostgreSQL hashes it,
-    MariaDB materialises it) where :func:`in_any_aggregate` is a probe
-    per row, which an OR of two of them cannot turn into a join.
-    """
-    return (sa.select(_RP_AGG.c.resource_provider_id)
-            .join(_AGG, _AGG.c.id == _RP_AGG.c.aggregate_id)
-            .where(_AGG.c.uuid.in_(aggregate_uuids)))
-
-
-def with_any_trait(trait_ids):
-    """Ids of the providers with one of the traits (see
-    :func:`members_of_any`)."""
-    return sa.select(_RP_TRAIT.c.resource_provider_id).where(
-        _RP_TRAIT.c.trait_id.in_(trait_ids))
-
-
 def sharing():
     """Ids of the providers that share their inventory with the trees of
     their aggregates (trait MISC_SHARES_VIA_AGGREGATE)."""
@@ -121,26 +102,35 @@ def _each_of(groups):
     return single, [group for group in groups if len(group) > 1]
 
 
-def with_capacity(class_id, amount):
-    """Ids of the providers that can serve ``amount`` of a class now.
-
-    The amount must fit the capacity left ((total - reserved) *
-    allocation_ratio - used) and the inventory's min_unit, max_unit and
-    step_size.
-    """
+def _fits(class_id, amount):
+    """Conditions on an inventory row: ``amount`` of the class fits the
+    capacity left ((total - reserved) * allocation_ratio - used) and the
+    inventory's min_unit, max_unit and step_size."""
     used = (sa.select(sa.func.coalesce(sa.func.sum(_ALLOC.c.used), 0))
             .where(_ALLOC.c.resource_provider_id
                    == _INV.c.resource_provider_id,
                    _ALLOC.c.resource_class_id == class_id)
             .scalar_subquery())
     amount = sa.literal(amount, sa.Integer)
+    return [_INV.c.resource_class_id == class_id,
+            used + amount <= (
+                (_INV.c.total - _INV.c.reserved) * _INV.c.allocation_ratio),
+            _INV.c.min_unit <= amount,
+            _INV.c.max_unit >= amount,
+            amount % _INV.c.step_size == 0]
+
+
+def with_capacity(class_id, amount):
+    """Ids of the providers that can serve ``amount`` of a class now."""
     return sa.select(_INV.c.resource_provider_id).where(
-        _INV.c.resource_class_id == class_id,
-        used + amount <= (
-            (_INV.c.total - _INV.c.reserved) * _INV.c.allocation_ratio),
-        _INV.c.min_unit <= amount,
-        _INV.c.max_unit >= amount,
-        amount % _INV.c.step_size == 0)
+        *_fits(class_id, amount))
+
+
+def has_capacity(provider_id, class_id, amount):
+    """Condition (or flag): provider ``provider_id`` can serve ``amount``
+    of a class now; a probe, where :func:`with_capacity` is a set."""
+    return sa.exists().where(_INV.c.resource_provider_id == provider_id,
+                             *_fits(class_id, amount))
 
 
 def _aggregate_conditions(filters):
