@@ -19,7 +19,7 @@ of providers or of combinations (see ARCHITECTURE.md, "Known traps"):
    providers cost, not what the cloud holds. Sharing
    providers (MISC_SHARES_VIA_AGGREGATE) and the roots they are shared
    with (the roots of the providers in an aggregate with them) take two
-   more. The roots that can serve every slot are intersected in Python;
+   more, the ids of the aggregates named one. The roots that can serve every slot are intersected in Python;
    the same queries flag which providers have the unsuffixed group's
    required traits, so that roots whose providers cannot meet them
    together are dropped before their trees are loaded; and
@@ -60,6 +60,7 @@ _ALLOC = models.Allocation.__table__
 _RC = models.ResourceClass.__table__
 _TRAIT = models.Trait.__table__
 _RP_AGG = models.ResourceProviderAggregate.__table__
+_AGG = models.PlacementAggregate.__table__
 _RP_TRAIT = models.ResourceProviderTrait.__table__
 # Every provider row has its root id (the online data migration
 # set_root_provider_ids fills it for rows older than nesting), so trees
@@ -241,6 +242,8 @@ class _Narrowing:
             conn, {name for group in request.groups
                    for name in group.resources})
         self.trait_ids = trait.ids_by_name(conn, _trait_names(request))
+        #: ``{uuid: id}`` of the aggregates named (unknown ones left out).
+        self.aggregate_ids = _aggregate_ids(conn, request)
         #: ``{sharing provider id: its root id}``.
         self.sharing = _sharing_providers(conn)
         #: The unsuffixed group's required traits, met by its providers
@@ -256,8 +259,13 @@ class _Narrowing:
         and whose providers for the unsuffixed group can meet its
         traits; the slots and anchors are then those of the window."""
         tree_within = _within(window, _ROOT_ID)
-        self.slots = [slot for group in self.request.groups
-                      for slot in self._group_slots(group, tree_within)]
+        found = {}
+        self.slots = []
+        for group in self.request.groups:
+            key = _query_of(group)
+            if key not in found:
+                found[key] = self._group_slots(group, tree_within)
+            self.slots += [slot._replace(group=group) for slot in found[key]]
         self.anchors = _anchors(self.conn, {
             provider_id: root for provider_id, root in self.sharing.items()
             if any(provider_id in slot.roots for slot in self.slots)},
@@ -361,10 +369,10 @@ class _Narrowing:
         with resources are checked on its providers together, later.
         """
         spans_root = not group.suffix
-        conditions = [_member_of(aggregates, spans_root)
+        conditions = [self._member_of(aggregates, spans_root)
                       for aggregates in group.member_of]
         if group.forbidden_aggregates:
-            conditions.append(~_member_of(
+            conditions.append(~self._member_of(
                 group.forbidden_aggregates, spans_root))
         if group.suffix or not allocating:
             conditions += [self._has_any(names)
@@ -375,6 +383,18 @@ class _Narrowing:
         if group.in_tree is not None:
             conditions.append(_ROOT_ID == _root_of(group.in_tree))
         return conditions
+
+    def _member_of(self, aggregate_uuids, spans_root):
+        """Condition: the provider (or, if ``spans_root``, its root) is
+        in one of the aggregates."""
+        ids = sorted(self.aggregate_ids[uuid] for uuid in aggregate_uuids
+                     if uuid in self.aggregate_ids)
+        condition = _in_any_aggregate(RP.c.id, ids)
+        if spans_root:
+            # A root is its own root: no second probe.
+            condition = condition | sa.and_(
+                _ROOT_ID != RP.c.id, _in_any_aggregate(_ROOT_ID, ids))
+        return condition
 
     def _ids(self, names):
         return [self.trait_ids[name] for name in names]
@@ -420,6 +440,16 @@ def _trait_names(request):
     return names
 
 
+def _query_of(group):
+    """What the narrowing query of ``group`` depends on: suffixed groups
+    that ask the same (several VFs of one kind, say) share one query."""
+    return (bool(group.suffix), tuple(sorted(group.resources.items())),
+            tuple(frozenset(names) for names in group.required_traits),
+            frozenset(group.forbidden_traits),
+            tuple(frozenset(uuids) for uuids in group.member_of),
+            frozenset(group.forbidden_aggregates), group.in_tree)
+
+
 def _slot_resources(group):
     """The resources of each slot of ``group``: one slot per class of
     the unsuffixed group, one for a suffixed or resourceless group."""
@@ -428,14 +458,24 @@ def _slot_resources(group):
     return [{name: amount} for name, amount in group.resources.items()]
 
 
-def _member_of(aggregate_uuids, spans_root):
-    """Condition: the provider (or, if ``spans_root``, its root) is in
-    one of the aggregates."""
-    condition = provider_filter.in_any_aggregate(RP.c.id, aggregate_uuids)
-    if spans_root:
-        condition = condition | provider_filter.in_any_aggregate(
-            _ROOT_ID, aggregate_uuids)
-    return condition
+def _aggregate_ids(conn, request):
+    """``{uuid: id}`` of the aggregates the groups name, read once so
+    that each probe of :func:`_in_any_aggregate` is an index lookup."""
+    uuids = set()
+    for group in request.groups:
+        uuids.update(group.forbidden_aggregates, *group.member_of)
+    if not uuids:
+        return {}
+    return dict(conn.execute(sa.select(_AGG.c.uuid, _AGG.c.id)
+                             .where(_AGG.c.uuid.in_(sorted(uuids)))).all())
+
+
+def _in_any_aggregate(provider_id, aggregate_ids):
+    """Condition: provider ``provider_id`` is in one of the aggregates
+    (none: false)."""
+    return sa.exists().where(
+        _RP_AGG.c.resource_provider_id == provider_id,
+        _RP_AGG.c.aggregate_id.in_(aggregate_ids))
 
 
 def _root_of(provider_uuid):

@@ -6,6 +6,7 @@ The models are those of "Modeling with Provider Trees" and of the
 nested magic spec.
 """
 
+import itertools
 import types
 import uuid
 
@@ -561,6 +562,36 @@ def test_wide_symmetric_tree_with_a_limit(world):
     groups = [Group(str(index), {'SRIOV_NET_VF': 1}) for index in range(3)]
     found = world.search(*groups, group_policy='isolate', limit=10)
     assert len({world.named(c) for c in found.candidates}) == 10
+
+
+def test_one_narrowing_query_per_distinct_group(world, monkeypatch):
+    """A window costs one narrowing query per distinct group: the classes
+    of the unsuffixed group share one, and so do suffixed groups that
+    ask the same; each group still gets its own providers."""
+    world.provider('CN', inventory={'VCPU': 4, 'MEMORY_MB': 1024})
+    for child in range(3):
+        world.provider(f'VF{child}', 'CN', {'SRIOV_NET_VF': 1})
+    queried = []
+    group_slots = allocation_candidate._Narrowing._group_slots
+
+    def counted(narrowing, group, tree_within):
+        queried.append(group.suffix)
+        return group_slots(narrowing, group, tree_within)
+
+    monkeypatch.setattr(allocation_candidate._Narrowing, '_group_slots',
+                        counted)
+    groups = [Group(resources={'VCPU': 1, 'MEMORY_MB': 256})] + [
+        Group(str(index), {'SRIOV_NET_VF': 1}) for index in range(3)]
+    found = world.search(*groups, group_policy='isolate')
+    assert queried == ['', '0']
+    assert len(found.candidates) == 6    # the VFs in every order
+    assert {world.named(candidate) for candidate in found.candidates} == {
+        named(('CN', {'VCPU': 1, 'MEMORY_MB': 256}),
+              *((f'VF{child}', {'SRIOV_NET_VF': 1}) for child in range(3)))}
+    assert {tuple(candidate.mappings[str(index)][0] for index in range(3))
+            for candidate in found.candidates} == {
+        tuple(world.uuids[f'VF{child}'] for child in order)
+        for order in itertools.permutations(range(3))}
 
 
 @pytest.fixture
