@@ -161,6 +161,8 @@ class PlacementHandler:
                 f'The method specified is not allowed for this resource. '
                 f'Allowed: {allow}', headers=[('Allow', allow)])
         req.environ['wsgiorg.routing_args'] = ((), match)
-        request_checks.before_handler(route, req)
-        req.environ[query.ENVIRON] = query.parse(route, req)
-        return render(route, req, route.handler(req))
+        with request_checks.url_checked_first(route, req):
+            request_checks.before_handler(route, req)
+            req.environ[query.ENVIRON] = query.parse(route, req)
+            result = route.handler(req)
+        return render(route, req, result)

@@ -163,10 +163,12 @@ class Operation:
     produces: tuple = (JSON,)
     query: tuple = ()
     bodies: tuple = ()
-    #: Called with the request after the policy rule and before the body
-    #: is read: what upstream checks of the URL first (404 for a missing
-    #: provider, 400 for a malformed consumer uuid), before a bad body.
-    before_body: typing.Callable | None = None
+    #: Called with the request when it is refused with a 400: what
+    #: upstream checks of the URL before the body (404 for a missing
+    #: provider, 400 for a malformed consumer uuid), whose error wins.
+    #: The handler checks it first itself (see
+    #: :func:`placement.request_checks.url_checked_first`).
+    url_check: typing.Callable | None = None
     responses: tuple = ()
     #: ``{status: (code, ...)}`` of the errors this operation answers
     #: besides those of every operation (:data:`COMMON_ERRORS`).
@@ -323,7 +325,7 @@ OPERATIONS = (
         resource_provider.update_resource_provider,
         'Update the name (and, from 1.14, the parent) of a provider.',
         policy=provider_policies.UPDATE, consumes=(JSON,),
-        before_body=resource_provider.check_exists,
+        url_check=resource_provider.check_exists,
         bodies=(
             Body(provider_schema.PUT_RESOURCE_PROVIDER,
                  before(mv.NESTED_PROVIDERS)),
@@ -353,7 +355,7 @@ OPERATIONS = (
         'PUT', '/resource_providers/{uuid}/aggregates',
         aggregate.set_aggregates, 'Replace the aggregates of a provider.',
         policy=aggregate_policies.UPDATE, versions=since(mv.AGGREGATES),
-        consumes=(JSON,), before_body=resource_provider.check_exists,
+        consumes=(JSON,), url_check=resource_provider.check_exists,
         bodies=(
             Body(aggregate_schema.PUT_AGGREGATES_V1_1,
                  between(mv.AGGREGATES, mv.AGGREGATES_GENERATION)),
@@ -374,7 +376,7 @@ OPERATIONS = (
         'PUT', '/resource_providers/{uuid}/traits',
         provider_trait.set_traits, 'Replace the traits of a provider.',
         policy=trait_policies.RP_TRAIT_UPDATE, versions=since(mv.TRAITS),
-        consumes=(JSON,), before_body=resource_provider.check_exists,
+        consumes=(JSON,), url_check=resource_provider.check_exists,
         bodies=(Body(provider_trait_schema.PUT_PROVIDER_TRAITS),),
         responses=(Response(200, response.PROVIDER_TRAITS),),
         errors={**_BAD_BODY, **_NOT_FOUND, 409: _CONFLICT}),
@@ -396,7 +398,7 @@ OPERATIONS = (
         'PUT', '/resource_providers/{uuid}/inventories',
         inventory.set_inventories, 'Replace the inventories of a provider.',
         policy=inventory_policies.UPDATE, consumes=(JSON,),
-        before_body=resource_provider.check_exists,
+        url_check=resource_provider.check_exists,
         bodies=(Body(inventory_schema.PUT_INVENTORIES),),
         responses=(Response(200, response.INVENTORIES),),
         errors={**_BAD_BODY, **_NOT_FOUND, 409: _INVENTORY_CONFLICT}),
@@ -404,7 +406,7 @@ OPERATIONS = (
         'POST', '/resource_providers/{uuid}/inventories',
         inventory.create_inventory, 'Add an inventory to a provider.',
         policy=inventory_policies.CREATE, consumes=(JSON,),
-        before_body=resource_provider.check_exists,
+        url_check=resource_provider.check_exists,
         bodies=(Body(inventory_schema.POST_INVENTORY),),
         responses=(Response(201, response.INVENTORY, headers=_CREATED),),
         errors={**_BAD_BODY, **_NOT_FOUND, 409: _CONFLICT}),
@@ -425,7 +427,7 @@ OPERATIONS = (
         'PUT', '/resource_providers/{uuid}/inventories/{resource_class}',
         inventory.update_inventory, 'Replace one inventory of a provider.',
         policy=inventory_policies.UPDATE, consumes=(JSON,),
-        before_body=resource_provider.check_exists,
+        url_check=resource_provider.check_exists,
         bodies=(Body(inventory_schema.PUT_INVENTORY),),
         responses=(Response(200, response.INVENTORY),),
         errors={**_BAD_BODY, **_NOT_FOUND, 409: _INVENTORY_CONFLICT}),
@@ -476,7 +478,7 @@ OPERATIONS = (
         'PUT', '/allocations/{consumer_uuid}', allocation.set_allocations,
         'Replace the allocations of a consumer.',
         policy=allocation_policies.ALLOC_UPDATE, consumes=(JSON,),
-        before_body=allocation.check_consumer_uuid,
+        url_check=allocation.check_consumer_uuid,
         bodies=_per_version(allocation_schema.put_allocations, mv.BASE,
                           mv.OWNER_REQUIRED, mv.DICT_ALLOCATIONS,
                           mv.CONSUMER_GENERATIONS, mv.MAPPINGS,

@@ -8,23 +8,32 @@ request's microversion, in this order (upstream's):
 3. the ``policy`` rule allows the caller (else 403), unless the
    operation validates its query string first (``query_before_policy``:
    the handler enforces the rule, with a target taken from the query);
-4. ``before_body``, what the handler checks of the URL before the body
-   is read (404 for a missing provider);
-5. the body decodes as JSON and validates against the schema of the
+4. the body decodes as JSON and validates against the schema of the
    :class:`~placement.operations.Body` whose range holds the
    microversion (else 400); the handler reads it with :func:`body`.
+
+The operation's ``url_check`` (404 for a missing provider, 400 for a
+malformed consumer uuid) is what upstream checks of the URL before it
+reads the body. The handler checks it too, first thing (the provider
+lookup of its own transaction): so :func:`url_checked_first` runs it
+only when the request is refused with a 400 (by the body, the query
+string or the handler), whose answer it then replaces. A request
+accepted pays for one lookup, not for a transaction of its own before
+the handler's.
 
 An operation that takes a body at some microversions only (PUT
 /resource_classes/{name} before 1.7) checks neither media type where it
 takes none.
 """
 
+import contextlib
 import json
 
 import jsonschema
 import webob.exc
 from oslo_utils import uuidutils
 
+from placement import exception
 from placement import microversion
 
 #: Where the validated request body is kept for the handler.
@@ -54,10 +63,27 @@ def before_handler(operation, req):
         _check_content_type(operation.consumes, req)
     if operation.policy is not None and not operation.query_before_policy:
         req.environ['placement.context'].can(operation.policy)
-    if operation.before_body is not None:
-        operation.before_body(req)
     if schema is not None:
         req.environ[BODY_ENVIRON] = _decoded(req.body, schema)
+
+
+@contextlib.contextmanager
+def url_checked_first(operation, req):
+    """Run the operation's ``url_check`` before a 400 raised inside.
+
+    Upstream finds a missing provider before anything wrong with the
+    body or the query string: the check's own error wins.
+    """
+    check = operation.url_check or (lambda req: None)
+    try:
+        yield
+    except webob.exc.HTTPBadRequest:
+        check(req)
+        raise
+    except exception.PlacementError as exc:
+        if exc.status == 400:
+            check(req)
+        raise
 
 
 def body(req):

@@ -175,6 +175,17 @@ def _read_status(pid, field):
     return 0.0
 
 
+def _cpu_seconds(pid):
+    """User plus system CPU time of process ``pid`` so far (0 if gone)."""
+    try:
+        with open(f'/proc/{pid}/stat') as f:
+            fields = f.read().rsplit(')', 1)[1].split()
+    except OSError:
+        return 0.0
+    # utime and stime: fields 14 and 15 of proc(5), 12 and 13 after comm.
+    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+
+
 class Server:
     """placement-api in its own session, so that Ctrl-C reaches us only."""
 
@@ -232,6 +243,11 @@ class Server:
             with contextlib.suppress(OSError), \
                     open(f'/proc/{pid}/clear_refs', 'w') as f:
                 f.write('5')
+
+    def cpu_seconds(self):
+        """CPU time of the master and the live workers so far."""
+        return sum(map(_cpu_seconds, [self.process.pid,
+                                      *self.worker_pids()]))
 
     def worker_peaks(self):
         return [_read_status(pid, 'VmHWM') for pid in self.worker_pids()]
@@ -610,13 +626,19 @@ def load_phase(phase, args, http, conf, workdir):
         for trait in CUSTOM_TRAITS:
             client.call('PUT', f'/traits/{trait}')
         started = time.monotonic()
+        server_cpu, loader_cpu = server.cpu_seconds(), time.process_time()
         loaded = loader(client, args)
         elapsed = time.monotonic() - started
+        server_cpu = server.cpu_seconds() - server_cpu
+        loader_cpu = time.process_time() - loader_cpu
     providers = (args.providers + args.sharing if phase == 'flat'
                  else args.trees * TREE_SIZE)
+    # CPU per provider: what the load costs whatever else runs beside.
     print(f'{phase}: loaded {providers} providers in {elapsed:.0f} s '
           f'({providers / elapsed:.0f}/s, load '
-          f'{os.getloadavg()[0]:.1f})', flush=True)
+          f'{os.getloadavg()[0]:.1f}; CPU per provider: server '
+          f'{1000 * server_cpu / providers:.1f} ms, loader '
+          f'{1000 * loader_cpu / providers:.1f} ms)', flush=True)
     return loaded
 
 

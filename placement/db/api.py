@@ -130,6 +130,20 @@ def _setup_mysql(engine, db_conf):
 
     _on_connect(engine, statements)
 
+    @event.listens_for(engine, 'begin')
+    def _on_begin(conn):
+        # The level of this transaction only: SQLAlchemy's
+        # isolation_level option would set the session's, and set it
+        # back when the connection returns to the pool, each time with
+        # a COMMIT of its own (four round trips more a transaction).
+        if conn.get_execution_options().get(_MYSQL_READ_COMMITTED):
+            conn.exec_driver_sql(
+                'SET TRANSACTION ISOLATION LEVEL READ COMMITTED')
+
+
+#: The execution option of a MySQL transaction at READ COMMITTED.
+_MYSQL_READ_COMMITTED = 'placement_read_committed'
+
 
 def _setup_postgresql(engine, db_conf):
     """The waits of the session's locks and statements, in milliseconds,
@@ -278,9 +292,11 @@ class Database:
     def _write_options(self, read_committed):
         if self.backend == 'sqlite':
             return {'sqlite_begin': 'IMMEDIATE'}
-        if read_committed:
-            return {'isolation_level': 'READ COMMITTED'}
-        return {}
+        if not read_committed:
+            return {}
+        if self.backend == 'mysql':
+            return {_MYSQL_READ_COMMITTED: True}
+        return {'isolation_level': 'READ COMMITTED'}
 
     def _run(self, engine, options, conflict_retries, operation, args,
              kwargs):

@@ -28,7 +28,7 @@ def _canonical(uuid, what):
 def check_consumer_uuid(req):
     """The canonical consumer uuid of the URL; 400 when it is none.
 
-    Also the ``before_body`` of PUT: upstream refuses a malformed uuid
+    Also the ``url_check`` of PUT: upstream refuses a malformed uuid
     before it reads the body.
     """
     return _canonical(util.path_arg(req, 'consumer_uuid'), 'consumer_uuid')

@@ -1,9 +1,9 @@
 """Handlers of /resource_providers/{uuid}/inventories[/{resource_class}].
 
-Before a write runs, the request checks find the provider (404, its
-``before_body``) and validate the body (400); the write is one
-transaction, which finds the provider again; any error rolls it all
-back.
+The request checks validate the body (400); the write is one
+transaction, which finds the provider first (404); any error rolls it
+all back. A missing provider is 404 also when the body is refused: the
+operation's ``url_check``.
 """
 
 import webob.exc

@@ -23,26 +23,28 @@ def uuids_of_provider(conn, provider_id):
         .order_by(AGG.c.uuid)))
 
 
-def _ids_by_uuid(conn, uuids):
-    """``{uuid: id}``, creating the aggregates that do not exist yet.
+def _ids_by_uuid(conn, uuids, found):
+    """``{uuid: id}``, ``found`` (``{uuid: id}`` of those that exist)
+    plus the aggregates created now.
 
     A concurrent creator of the same aggregate makes our insert fail on
     the unique uuid; the locking re-read then sees its row.
     """
-    if not uuids:
-        return {}
-    query = sa.select(AGG.c.uuid, AGG.c.id).where(AGG.c.uuid.in_(uuids))
-    found = dict(conn.execute(query).all())
     missing = sorted(set(uuids) - found.keys())
+    if not missing:
+        return found
     for uuid in missing:
         try:
             with conn.begin_nested():
                 conn.execute(sa.insert(AGG).values(uuid=uuid))
         except sa.exc.IntegrityError:
             pass
-    if missing:
-        found = dict(conn.execute(query.with_for_update(read=True)).all())
-    return found
+    return dict(conn.execute(
+        _select_ids(uuids).with_for_update(read=True)).all())
+
+
+def _select_ids(uuids):
+    return sa.select(AGG.c.uuid, AGG.c.id).where(AGG.c.uuid.in_(uuids))
 
 
 def replace_for_provider(conn, provider_id, generation, uuids):
@@ -57,10 +59,12 @@ def replace_for_provider(conn, provider_id, generation, uuids):
     if generation is not None:
         new_generation = resource_provider.increment_generation(
             conn, provider_id, generation)
-    wanted = _ids_by_uuid(conn, uuids).values()
+    found, current = association.found_and_linked(
+        conn, _RP_AGG.c.aggregate_id, provider_id,
+        _select_ids(uuids) if uuids else None)
+    wanted = _ids_by_uuid(conn, uuids, dict(found)).values()
     association.replace(
-        conn, _RP_AGG.c.aggregate_id, provider_id, wanted,
-        association.linked_ids(conn, _RP_AGG.c.aggregate_id, provider_id))
+        conn, _RP_AGG.c.aggregate_id, provider_id, wanted, current)
     return new_generation
 
 

@@ -13,6 +13,26 @@ def linked_ids(conn, column, provider_id):
         column.table.c.resource_provider_id == provider_id)))
 
 
+def found_and_linked(conn, column, provider_id, found_query):
+    """``(rows of found_query, linked_ids(...))`` in one round trip.
+
+    ``found_query`` selects ``(key, id)`` rows by keys (names, uuids),
+    so no key it finds is NULL: the linked ids come as ``(NULL, id)``
+    rows of the same statement. None: there is nothing to find.
+    """
+    if found_query is None:
+        return [], linked_ids(conn, column, provider_id)
+    linked = sa.select(sa.null(), column).where(
+        column.table.c.resource_provider_id == provider_id)
+    found, current = [], set()
+    for key, linked_id in conn.execute(sa.union_all(found_query, linked)):
+        if key is None:
+            current.add(linked_id)
+        else:
+            found.append((key, linked_id))
+    return found, current
+
+
 def replace(conn, column, provider_id, wanted, current):
     """Link provider ``provider_id`` to exactly the ids ``wanted``.
 

@@ -42,10 +42,20 @@ def ids_by_name(conn, table, names):
     names = set(names)
     if not names:
         return {}, []
-    found = dict(conn.execute(
-        sa.select(table.c.name, table.c.id)
-        .where(table.c.name.in_(filter(storable, names)))).all())
-    return found, sorted(names - found.keys())
+    return found_and_unknown(
+        names, conn.execute(select_ids(table, names)).all())
+
+
+def select_ids(table, names):
+    """The query of the ``(name, id)`` rows of ``names``."""
+    return (sa.select(table.c.name, table.c.id)
+            .where(table.c.name.in_(filter(storable, names))))
+
+
+def found_and_unknown(names, rows):
+    """``({name: id}, unknown)`` from the rows of :func:`select_ids`."""
+    found = dict(rows)
+    return found, sorted(set(names) - found.keys())
 
 
 def insert(conn, table, name, kind):

@@ -4,6 +4,7 @@ import sqlalchemy as sa
 
 from placement.db import models
 from placement.objects import association
+from placement.objects import name_table
 from placement.objects import resource_provider
 from placement.objects import trait
 
@@ -27,8 +28,11 @@ def replace_for_provider(conn, provider, generation, names):
     stale). The set the provider already has changes nothing, not even
     the generation, as upstream. Returns the provider's row after.
     """
-    wanted = set(trait.ids_by_name(conn, names).values())
-    current = association.linked_ids(conn, _RP_TRAIT.c.trait_id, provider.id)
+    found, current = association.found_and_linked(
+        conn, _RP_TRAIT.c.trait_id, provider.id,
+        name_table.select_ids(trait.TRAIT, names) if names else None)
+    wanted = set(trait.known(
+        *name_table.found_and_unknown(names, found)).values())
     if wanted == current:
         resource_provider.check_generation(conn, provider.id, generation)
         return provider

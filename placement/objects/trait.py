@@ -17,7 +17,11 @@ _KIND = 'trait'
 
 def ids_by_name(conn, names):
     """``{name: id}`` for ``names``; BadRequest naming unknown traits."""
-    found, unknown = name_table.ids_by_name(conn, TRAIT, names)
+    return known(*name_table.ids_by_name(conn, TRAIT, names))
+
+
+def known(found, unknown):
+    """``found``; BadRequest naming the ``unknown`` traits if any."""
     if unknown:
         raise exception.BadRequest(f'No such trait(s): {", ".join(unknown)}')
     return found

@@ -11,44 +11,11 @@ statement of their own), the COMMIT, and the pool's connection pings
 import uuid
 
 import pytest
-from sqlalchemy import event
 
 from tests.functional import app as app_client
+from tests.functional import round_trips
 
 pytestmark = pytest.mark.db
-
-
-class _RoundTrips:
-    """Records the round trips the engine makes while it is entered."""
-
-    def __init__(self, engine):
-        self.engine = engine
-        self.statements = []
-        self.commits = 0
-        self.pings = 0
-
-    def _statement(self, _conn, _cursor, statement, *_args):
-        if not statement.startswith('BEGIN'):
-            self.statements.append(statement.split()[0])
-
-    def _commit(self, _conn):
-        self.commits += 1
-
-    def __enter__(self):
-        event.listen(self.engine, 'before_cursor_execute', self._statement)
-        event.listen(self.engine, 'commit', self._commit)
-        ping = self._ping = self.engine.dialect.do_ping
-
-        def counted_ping(dbapi_connection):
-            self.pings += 1
-            return ping(dbapi_connection)
-        self.engine.dialect.do_ping = counted_ping
-        return self
-
-    def __exit__(self, *exc_info):
-        event.remove(self.engine, 'before_cursor_execute', self._statement)
-        event.remove(self.engine, 'commit', self._commit)
-        self.engine.dialect.do_ping = self._ping
 
 
 def _claim(api, consumer, rp_uuid, generation=None):
@@ -74,7 +41,7 @@ def api(wsgi_stack):
 
 def test_claim_of_a_new_consumer(api):
     api, rp_uuid = api
-    with _RoundTrips(api.db.engine) as trips:
+    with round_trips.RoundTrips(api.db.engine) as trips:
         _claim(api, str(uuid.uuid4()), rp_uuid)
     # The consumers, their allocations and owners' ids, and the
     # providers' generations, inventories and usage; the consumer; the
@@ -87,7 +54,7 @@ def test_claim_replacing_a_consumers_allocations(api):
     api, rp_uuid = api
     consumer = str(uuid.uuid4())
     _claim(api, consumer, rp_uuid)
-    with _RoundTrips(api.db.engine) as trips:
+    with round_trips.RoundTrips(api.db.engine) as trips:
         _claim(api, consumer, rp_uuid, generation=1)
     assert trips.statements == [
         'SELECT', 'UPDATE', 'DELETE', 'UPDATE', 'INSERT']

@@ -42,8 +42,8 @@ def test_a_rule_exactly_where_a_token_is_needed(operation):
 
 
 @pytest.mark.parametrize('operation', _OPERATIONS, ids=_IDS)
-def test_before_body_only_where_a_body_is_taken(operation):
-    assert operation.before_body is None or operation.bodies
+def test_url_check_only_where_a_body_is_taken(operation):
+    assert operation.url_check is None or operation.bodies
 
 
 @pytest.mark.parametrize('operation', _OPERATIONS, ids=_IDS)

@@ -1,7 +1,7 @@
 """The checks between the router and the handler, driven by the
 operation table: Accept (406), Content-Type (415), the policy rule (403),
-the handler's ``before_body``, then the body of the request's
-microversion (400), in that order.
+then the body of the request's microversion (400), in that order; the
+operation's ``url_check`` replaces any 400.
 
 A tiny table is routed by the real router; the policy tests run it in the
 deployed stack (noauth2) for a request context.
@@ -14,6 +14,7 @@ import pytest
 import webob
 
 from placement import errors
+from placement import exception
 from placement import handler
 from placement import microversion
 from placement import operations
@@ -50,6 +51,14 @@ def _missing(req):
     raise webob.exc.HTTPNotFound('No such widget.')
 
 
+def _found_by_the_handler(req):
+    """A handler with a url_check: it finds the widget itself (here:
+    always) and then refuses the name "refused"."""
+    if request_checks.body(req)['name'] == 'refused':
+        raise exception.BadRequest('Refused.')
+    return util.Result({'found': True}, status=200)
+
+
 _JSON = operations.JSON
 TABLE = (
     operations.Operation('GET', '/', _hello),
@@ -70,8 +79,8 @@ TABLE = (
         policy=provider_policies.CREATE,
         bodies=(operations.Body(_SCHEMA),)),
     operations.Operation(
-        'PUT', '/guarded', _echo_body, consumes=(_JSON,),
-        policy=provider_policies.CREATE, before_body=_missing,
+        'PUT', '/guarded', _found_by_the_handler, consumes=(_JSON,),
+        policy=provider_policies.CREATE, url_check=_missing,
         bodies=(operations.Body(_SCHEMA),)),
     operations.Operation(
         'GET', '/guarded', _hello, policy=provider_policies.CREATE,
@@ -308,11 +317,25 @@ def test_policy_is_checked_before_the_body(service):
     assert response.status_code == 403
 
 
-def test_before_body_runs_after_the_policy_and_before_the_body(service):
+def test_url_check_runs_after_the_policy_and_before_a_bad_body(service):
     bad_body = {'Content-Type': 'application/json'}
     assert _call(service, 'PUT', b'nonsense', token='user:project',
                  **bad_body).status_code == 403
     assert _call(service, 'PUT', b'nonsense', **bad_body).status_code == 404
+
+
+def test_url_check_replaces_a_refusal_of_the_handler(service):
+    response = _call(service, 'PUT', b'{"name": "refused"}',
+                     **{'Content-Type': 'application/json'})
+    assert response.status_code == 404
+
+
+def test_url_check_is_left_to_the_handler_of_a_good_request(service):
+    # The handler's own transaction finds the provider: no second lookup.
+    response = _call(service, 'PUT', b'{"name": "a"}',
+                     **{'Content-Type': 'application/json'})
+    assert response.status_code == 200
+    assert response.json == {'found': True}
 
 
 def test_query_before_policy_leaves_the_rule_to_the_handler(service):

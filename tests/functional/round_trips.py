@@ -1,0 +1,52 @@
+"""Counting the round trips a request makes to the database."""
+
+from sqlalchemy import event
+
+
+class RoundTrips:
+    """Records the round trips the engine makes while it is entered.
+
+    ``statements``: the first word of each statement the service sends
+    (not SQLite's BEGIN, which MySQL and PostgreSQL do not send as a
+    statement of their own); ``commits``; ``pings`` of the pool (none:
+    a stale connection is found by its first statement instead);
+    ``isolation_changes``: the session isolation level set (on MySQL a
+    SET and a COMMIT each, not seen as statements).
+    """
+
+    def __init__(self, engine):
+        self.engine = engine
+        self.statements = []
+        self.commits = 0
+        self.pings = 0
+        self.isolation_changes = 0
+
+    def _statement(self, _conn, _cursor, statement, *_args):
+        if not statement.startswith('BEGIN'):
+            self.statements.append(statement.split()[0])
+
+    def _commit(self, _conn):
+        self.commits += 1
+
+    def __enter__(self):
+        event.listen(self.engine, 'before_cursor_execute', self._statement)
+        event.listen(self.engine, 'commit', self._commit)
+        ping = self._ping = self.engine.dialect.do_ping
+
+        def counted_ping(dbapi_connection):
+            self.pings += 1
+            return ping(dbapi_connection)
+        self.engine.dialect.do_ping = counted_ping
+        set_level = self._set_level = self.engine.dialect.set_isolation_level
+
+        def counted_set_level(dbapi_connection, level):
+            self.isolation_changes += 1
+            return set_level(dbapi_connection, level)
+        self.engine.dialect.set_isolation_level = counted_set_level
+        return self
+
+    def __exit__(self, *exc_info):
+        event.remove(self.engine, 'before_cursor_execute', self._statement)
+        event.remove(self.engine, 'commit', self._commit)
+        self.engine.dialect.do_ping = self._ping
+        self.engine.dialect.set_isolation_level = self._set_level

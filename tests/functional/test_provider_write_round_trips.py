@@ -1,0 +1,140 @@
+"""The round trips to the database of what a bulk loader sends per
+provider: POST /resource_providers, then PUT .../traits and PUT
+.../aggregates on the new provider (see tools/bench_allocation_candidates).
+
+Each is one transaction; the provider of a sub-resource URL is found
+by the handler's transaction, not by a check of its own before it (the
+404 of a missing provider still comes first, also before a bad body).
+"""
+
+import uuid
+
+import pytest
+import sqlalchemy as sa
+
+from tests.functional import round_trips
+
+pytestmark = pytest.mark.db
+
+
+def _create(api):
+    rp_uuid = str(uuid.uuid4())
+    response = api.request('POST', '/resource_providers',
+                           body={'name': rp_uuid, 'uuid': rp_uuid})
+    assert response.status_int == 200, response.text
+    return rp_uuid
+
+
+def _put(api, rp_uuid, what, values, generation=0):
+    return api.request(
+        'PUT', f'/resource_providers/{rp_uuid}/{what}',
+        body={what: values, 'resource_provider_generation': generation})
+
+
+@pytest.fixture
+def loaded_api(api):
+    """A provider in aggregate AGG already, so that it exists."""
+    rp_uuid = _create(api)
+    assert _put(api, rp_uuid, 'aggregates', [AGG]).status_int == 200
+    return api
+
+
+AGG = str(uuid.uuid4())
+
+
+def test_post_resource_provider(loaded_api):
+    with round_trips.RoundTrips(loaded_api.db.engine) as trips:
+        _create(loaded_api)
+    # The name and uuid are free; the provider; its root is itself.
+    # MySQL: this transaction's isolation level (READ COMMITTED), not
+    # the session's set and reset, a SET and a COMMIT each. psycopg2
+    # sends the level with its BEGIN (and the reset with none).
+    backend = loaded_api.db.backend
+    read_committed = ['SET'] if backend == 'mysql' else []
+    assert trips.statements == [*read_committed, 'SELECT', 'INSERT',
+                                'UPDATE']
+    assert (trips.commits, trips.pings) == (1, 0)
+    assert trips.isolation_changes == (2 if backend == 'postgresql' else 0)
+
+
+def test_put_traits_of_a_new_provider(loaded_api):
+    rp_uuid = _create(loaded_api)
+    with round_trips.RoundTrips(loaded_api.db.engine) as trips:
+        response = _put(loaded_api, rp_uuid, 'traits',
+                        ['HW_CPU_X86_AVX2', 'HW_CPU_X86_SSE'])
+    assert response.status_int == 200, response.text
+    assert response.json['resource_provider_generation'] == 1
+    # The provider; the traits' ids and its current traits; its
+    # generation; the new links.
+    assert trips.statements == ['SELECT', 'SELECT', 'UPDATE', 'INSERT']
+    assert (trips.commits, trips.pings) == (1, 0)
+
+
+def test_put_aggregates_of_a_new_provider(loaded_api):
+    rp_uuid = _create(loaded_api)
+    with round_trips.RoundTrips(loaded_api.db.engine) as trips:
+        response = _put(loaded_api, rp_uuid, 'aggregates', [AGG])
+    assert response.status_int == 200, response.text
+    assert response.json['resource_provider_generation'] == 1
+    # The provider; its generation; the aggregates' ids and its current
+    # aggregates; the new links.
+    assert trips.statements == ['SELECT', 'UPDATE', 'SELECT', 'INSERT']
+    assert (trips.commits, trips.pings) == (1, 0)
+
+
+def test_put_replacing_traits_and_aggregates(loaded_api):
+    """Links removed and added, a new aggregate created: the same
+    statement finds the wanted ids and the current links."""
+    rp_uuid = _create(loaded_api)
+    assert _put(loaded_api, rp_uuid, 'traits',
+                ['HW_CPU_X86_AVX2', 'HW_CPU_X86_SSE']).status_int == 200
+    assert _put(loaded_api, rp_uuid, 'aggregates', [AGG], 1).status_int == 200
+    new_agg = str(uuid.uuid4())
+    response = _put(loaded_api, rp_uuid, 'traits',
+                    ['HW_CPU_X86_SSE', 'HW_CPU_X86_SSE2'], 2)
+    assert response.status_int == 200, response.text
+    response = _put(loaded_api, rp_uuid, 'aggregates', [new_agg], 3)
+    assert response.status_int == 200, response.text
+    traits = loaded_api.request('GET', f'/resource_providers/{rp_uuid}/traits')
+    assert traits.json == {'traits': ['HW_CPU_X86_SSE', 'HW_CPU_X86_SSE2'],
+                           'resource_provider_generation': 4}
+    aggs = loaded_api.request(
+        'GET', f'/resource_providers/{rp_uuid}/aggregates')
+    assert aggs.json == {'aggregates': [new_agg],
+                         'resource_provider_generation': 4}
+    # And to none: only the current links are read.
+    assert _put(loaded_api, rp_uuid, 'traits', [], 4).status_int == 200
+    assert _put(loaded_api, rp_uuid, 'aggregates', [], 5).status_int == 200
+    traits = loaded_api.request('GET', f'/resource_providers/{rp_uuid}/traits')
+    assert traits.json == {'traits': [], 'resource_provider_generation': 6}
+
+
+@pytest.mark.parametrize('what', ['traits', 'aggregates', 'inventories'])
+def test_missing_provider_is_404_before_a_bad_body(api, what):
+    missing = str(uuid.uuid4())
+    for body in ({'bad': 'body'}, {what: {} if what == 'inventories' else [],
+                                    'resource_provider_generation': 0}):
+        response = api.request(
+            'PUT', f'/resource_providers/{missing}/{what}', body=body)
+        assert response.status_int == 404, response.text
+        assert response.json['errors'][0]['detail'].endswith(
+            f'No resource provider with uuid {missing} found')
+
+
+def test_read_committed_write_sees_what_committed_during_it(api):
+    """The tree writes run at READ COMMITTED: a row committed by another
+    transaction after their first read is seen by the next; the
+    connection's next transaction is back at the default level."""
+    if api.db.backend == 'sqlite':
+        pytest.skip('SQLite runs one writer at a time')
+    rp = sa.table('resource_providers', sa.column('id'))
+    count = sa.select(sa.func.count()).select_from(rp)
+    with api.db.writer(read_committed=True) as conn:
+        before = conn.scalar(count)
+        _create(api)
+        assert conn.scalar(count) == before + 1
+    if api.db.backend == 'mysql':
+        with api.db.writer() as conn:   # REPEATABLE READ: a snapshot
+            before = conn.scalar(count)
+            _create(api)
+            assert conn.scalar(count) == before
