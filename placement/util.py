@@ -3,7 +3,9 @@
 import dataclasses
 import datetime
 import itertools
+import types
 import typing
+import uuid
 
 import orjson
 from oslo_utils import timeutils
@@ -42,7 +44,7 @@ class Result:
     dated: bool = False
 
 
-#: Items of a :class:`JsonArray` or :class:`JsonObject` serialised at once.
+#: Items of a lazily made array or object serialised at once.
 CHUNK_ITEMS = 1000
 
 
@@ -53,8 +55,9 @@ class JsonArray:
     providers) costs several times its JSON, and holding both at once
     set a worker's peak memory: in a JsonArray the items are made by an
     iterable (consumed once) and serialised :data:`CHUNK_ITEMS` at a
-    time, so that only one chunk of them exists besides the bytes. A
-    value of the body's top-level object (see :func:`dump_json_chunks`).
+    time, so that only one chunk of them exists besides the bytes. It
+    may be anywhere in a body (see :func:`dump_json_chunks`); so may a
+    generator, which is one.
     """
 
     #: What the chunks' JSON opens and closes with.
@@ -66,7 +69,7 @@ class JsonArray:
     def chunks(self):
         """The JSON of each chunk of items, with its brackets."""
         while chunk := list(itertools.islice(self._items, CHUNK_ITEMS)):
-            yield orjson.dumps(chunk)
+            yield orjson.dumps(chunk, default=_no_lazy)
 
 
 class JsonObject(JsonArray):
@@ -77,44 +80,62 @@ class JsonObject(JsonArray):
 
     def chunks(self):
         while chunk := dict(itertools.islice(self._items, CHUNK_ITEMS)):
-            yield orjson.dumps(chunk)
+            yield orjson.dumps(chunk, default=_no_lazy)
+
+
+def _no_lazy(value):
+    raise TypeError(f'not serialisable inside a lazy array: {value!r}')
 
 
 def dump_json_chunks(data):
     """``data`` as a list of JSON bytes whose concatenation is
     ``orjson.dumps`` of the same data made whole.
 
-    A dict ``data`` may have :class:`JsonArray` and :class:`JsonObject`
-    values: those are serialised a chunk at a time (the cycle collector
-    paused, as the chunks' many short-lived containers would trigger
-    full passes over the answer's data) and the list holds about one
-    bytes object per chunk; otherwise it holds the one bytes of the
-    whole (orjson: no per-object Python work).
+    :class:`JsonArray` and :class:`JsonObject` values, and generators
+    (arrays), anywhere in ``data`` are made and serialised a chunk at a
+    time (the cycle collector paused, as the chunks' many short-lived
+    containers would trigger full passes over the answer's data): orjson
+    writes the rest once, with a marker in their place, and their chunks
+    are put in at the markers. Without any, the list holds the one bytes
+    of the whole (orjson: no per-object Python work).
     """
-    if not isinstance(data, dict) or not any(
-            isinstance(value, JsonArray) for value in data.values()):
-        with timing.serialising():
-            return [orjson.dumps(data)]
-    chunks = []
-    pending = [b'{']
-    with timing.serialising(), gc_pause.no_cycle_collection():
-        for index, (key, value) in enumerate(data.items()):
-            pending.append(b',' if index else b'')
-            pending.append(orjson.dumps(key) + b':')
-            if not isinstance(value, JsonArray):
-                pending.append(orjson.dumps(value))
-                continue
-            opening, closing = value.brackets
-            pending.append(opening)
-            for number, chunk in enumerate(value.chunks()):
-                # The chunk without its brackets, after what is pending.
-                chunks.append(b''.join(
-                    [*pending, b',' if number else b'',
-                     memoryview(chunk)[1:-1]]))
-                pending = []
-            pending.append(closing)
-        pending.append(b'}')
-        chunks.append(b''.join(pending))
+    lazy = []
+    marker = f'lazy-{uuid.uuid4().hex}-'
+
+    def mark(value):
+        if isinstance(value, types.GeneratorType):
+            value = JsonArray(value)
+        elif not isinstance(value, JsonArray):
+            raise TypeError(f'not JSON serialisable: {value!r}')
+        lazy.append(value)
+        return f'{marker}{len(lazy) - 1}'
+
+    with timing.serialising():
+        whole = orjson.dumps(data, default=mark)
+        if not lazy:
+            return [whole]
+        with gc_pause.no_cycle_collection():
+            return _spliced(whole, b'"' + marker.encode(), lazy)
+
+
+def _spliced(whole, marker, lazy):
+    """The bytes of ``whole`` with the chunks of each lazy value in
+    place of its marker (``"<marker><index>"``)."""
+    first, *rest = whole.split(marker)
+    chunks, pending = [], [first]
+    for part in rest:
+        index, after = part.split(b'"', 1)
+        value = lazy[int(index)]
+        opening, closing = value.brackets
+        pending.append(opening)
+        for number, chunk in enumerate(value.chunks()):
+            # The chunk without its brackets, after what is pending.
+            chunks.append(b''.join(
+                [*pending, b',' if number else b'',
+                 memoryview(chunk)[1:-1]]))
+            pending = []
+        pending += [closing, after]
+    chunks.append(b''.join(pending))
     return chunks
 
 

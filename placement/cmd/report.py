@@ -165,7 +165,8 @@ def run(commands):
     finally:
         database.dispose()
     if args.format == 'json':
-        print(json.dumps(document, indent=2))
+        # Detailed lists are generators, made as they are written.
+        print(json.dumps(document, indent=2, default=list))
     else:
         print('\n\n'.join(tables(document)))
     return 0

@@ -150,15 +150,16 @@ def _roots(conn, root_zones):
 
 
 def _subcapacities(roots, per_root, with_raw):
-    """The subcapacities of one resource, in the order of ``roots``."""
-    found = []
+    """The subcapacities of one resource, in the order of ``roots``,
+    made as they are read: a detailed report of a large cloud holds one
+    per tree and resource, several times its JSON as dicts (the API
+    serialises them a chunk at a time)."""
     for root_id, name, uuid, traits, aggregates, zone in roots:
         sums = per_root.get(root_id)
         if sums is not None:
             entry = _numbers({'name': name, 'uuid': uuid}, sums, with_raw)
             entry.update(traits=traits, aggregates=aggregates, zone=zone)
-            found.append(entry)
-    return found
+            yield entry
 
 
 def report(conn, zones, selection, scope, detail, now):

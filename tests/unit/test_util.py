@@ -98,6 +98,32 @@ def test_items_are_made_while_serialised(monkeypatch):
     assert made == [0, 1]
 
 
+@pytest.mark.parametrize('count', [0, 1, 3])
+def test_lazy_parts_anywhere_join_to_the_whole_body(monkeypatch, count):
+    """Nested in objects and arrays, and generators as arrays; a string
+    that looks like a marker stays as it is."""
+    monkeypatch.setattr(util, 'CHUNK_ITEMS', 2)
+    rows = [{'name': f'rp{n}', 'traits': ['A', 'B']} for n in range(count)]
+
+    def body(lazy):
+        return {'cluster': {'services': [{'resources': {'VCPU': {
+            'capacity': 8,
+            'subcapacities': (row for row in rows) if lazy else rows}}},
+            {'pairs': util.JsonObject(iter([('x', 1), ('y', 2)]))
+             if lazy else {'x': 1, 'y': 2}}],
+            'note': '"lazy-0"', 'empty': util.JsonArray([]) if lazy else []}}
+
+    assert b''.join(util.dump_json_chunks(body(True))) == orjson.dumps(
+        body(False))
+
+
+def test_what_json_cannot_hold_is_still_refused():
+    with pytest.raises(TypeError):
+        util.dump_json_chunks({'a': object()})
+    with pytest.raises(TypeError):
+        util.dump_json_chunks({'a': util.JsonArray([object()])})
+
+
 def test_a_body_without_lazy_parts_is_one_chunk():
     assert util.dump_json_chunks({'a': [1, 2]}) == [b'{"a":[1,2]}']
     assert util.dump_json_chunks([1]) == [b'[1]']
