@@ -492,14 +492,8 @@ def _in_any_aggregate(provider_id, aggregate_ids):
 
 
 def _probe(*conditions):
-    """EXISTS of a row meeting ``conditions``, looked up per provider.
-
-    OFFSET 0 keeps PostgreSQL from turning it into a hashed subplan,
-    which reads the whole set (every provider with the trait, in the
-    aggregates) once: cheaper by its estimate, but a window of a large
-    cloud probes a few hundred providers (44 ms against 10 on 100,000).
-    """
-    return sa.select(sa.literal(1)).where(*conditions).offset(0).exists()
+    """EXISTS of a row meeting ``conditions`` for the provider at hand."""
+    return sa.exists().where(*conditions)
 
 
 def _root_of(provider_uuid):
