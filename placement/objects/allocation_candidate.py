@@ -415,8 +415,7 @@ class _Narrowing:
 
     def _has_any(self, names):
         """Condition (or flag): the provider has one of the traits."""
-        return _probe(_RP_TRAIT.c.resource_provider_id == RP.c.id,
-                      _RP_TRAIT.c.trait_id.in_(self._ids(names)))
+        return provider_filter.has_any_trait(RP.c.id, self._ids(names))
 
     def _roots_with_root_traits(self, window):
         request = self.request
@@ -487,13 +486,9 @@ def _aggregate_ids(conn, request):
 def _in_any_aggregate(provider_id, aggregate_ids):
     """Condition: provider ``provider_id`` is in one of the aggregates
     (none: false)."""
-    return _probe(_RP_AGG.c.resource_provider_id == provider_id,
-                  _RP_AGG.c.aggregate_id.in_(aggregate_ids))
-
-
-def _probe(*conditions):
-    """EXISTS of a row meeting ``conditions`` for the provider at hand."""
-    return sa.exists().where(*conditions)
+    return sa.exists().where(
+        _RP_AGG.c.resource_provider_id == provider_id,
+        _RP_AGG.c.aggregate_id.in_(aggregate_ids))
 
 
 def _root_of(provider_uuid):
