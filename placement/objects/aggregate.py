@@ -43,6 +43,13 @@ def _ids_by_uuid(conn, uuids, found):
         _select_ids(uuids).with_for_update(read=True)).all())
 
 
+def existing_ids(conn, uuids):
+    """``{uuid: id}`` of the aggregates of ``uuids`` that exist."""
+    if not uuids:
+        return {}
+    return dict(conn.execute(_select_ids(sorted(uuids))).all())
+
+
 def _select_ids(uuids):
     return sa.select(AGG.c.uuid, AGG.c.id).where(AGG.c.uuid.in_(uuids))
 

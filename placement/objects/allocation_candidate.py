@@ -49,6 +49,7 @@ import sqlalchemy as sa
 
 from placement import gc_pause
 from placement.db import models
+from placement.objects import aggregate
 from placement.objects import candidate_request
 from placement.objects import candidate_tree
 from placement.objects import name_table
@@ -62,7 +63,6 @@ _ALLOC = models.Allocation.__table__
 _RC = models.ResourceClass.__table__
 _TRAIT = models.Trait.__table__
 _RP_AGG = models.ResourceProviderAggregate.__table__
-_AGG = models.PlacementAggregate.__table__
 _SHARES = os_traits.MISC_SHARES_VIA_AGGREGATE
 _RP_TRAIT = models.ResourceProviderTrait.__table__
 # Every provider row has its root id (the online data migration
@@ -477,10 +477,7 @@ def _aggregate_ids(conn, request):
     uuids = set()
     for group in request.groups:
         uuids.update(group.forbidden_aggregates, *group.member_of)
-    if not uuids:
-        return {}
-    return dict(conn.execute(sa.select(_AGG.c.uuid, _AGG.c.id)
-                             .where(_AGG.c.uuid.in_(sorted(uuids)))).all())
+    return aggregate.existing_ids(conn, uuids)
 
 
 def _in_any_aggregate(provider_id, aggregate_ids):
