@@ -16,6 +16,7 @@ import routes
 import webob
 import webob.exc
 
+from placement import gc_pause
 from placement import microversion
 from placement import operations
 from placement import query
@@ -161,8 +162,18 @@ class PlacementHandler:
                 f'The method specified is not allowed for this resource. '
                 f'Allowed: {allow}', headers=[('Allow', allow)])
         req.environ['wsgiorg.routing_args'] = ((), match)
-        with request_checks.url_checked_first(route, req):
-            request_checks.before_handler(route, req)
-            req.environ[query.ENVIRON] = query.parse(route, req)
-            result = route.handler(req)
-        return render(route, req, result)
+        if not route.large_answer:
+            return _respond(route, req)
+        # Resumed once the answer's objects are freed, the collector has
+        # no pass over them to make.
+        with gc_pause.no_cycle_collection():
+            return _respond(route, req)
+
+
+def _respond(route, req):
+    """The response of ``route``'s handler to ``req``."""
+    with request_checks.url_checked_first(route, req):
+        request_checks.before_handler(route, req)
+        req.environ[query.ENVIRON] = query.parse(route, req)
+        result = route.handler(req)
+    return render(route, req, result)

@@ -169,6 +169,10 @@ class Operation:
     #: The handler checks it first itself (see
     #: :func:`placement.request_checks.url_checked_first`).
     url_check: typing.Callable | None = None
+    #: True: an answer may hold hundreds of thousands of objects; the
+    #: cycle collector is paused while it is built and serialised
+    #: (:func:`placement.gc_pause.no_cycle_collection`).
+    large_answer: bool = False
     responses: tuple = ()
     #: ``{status: (code, ...)}`` of the errors this operation answers
     #: besides those of every operation (:data:`COMMON_ERRORS`).
@@ -269,7 +273,7 @@ OPERATIONS = (
         'GET', '/resource_providers',
         resource_provider.list_resource_providers,
         'List resource providers, optionally filtered.',
-        policy=provider_policies.LIST,
+        policy=provider_policies.LIST, large_answer=True,
         query=(
             QueryParam('name', 'The exact name of a provider.',
                        repeated=query.LAST),
@@ -543,7 +547,7 @@ OPERATIONS = (
         allocation_candidate.list_allocation_candidates,
         'The allocations that could satisfy a request, and the providers '
         'involved.' + _GRANULAR,
-        policy=candidate_policies.LIST,
+        policy=candidate_policies.LIST, large_answer=True,
         versions=since(mv.ALLOCATION_CANDIDATES),
         query=(
             QueryParam('resources', _RESOURCES + ' Required before 1.36 '
@@ -697,8 +701,11 @@ def _report_query(names):
         for name in sorted(names))
 
 
-_REPORT_RESPONSE = (Response(200, {'type': 'object'}),)
-_REPORT_ERRORS = {400: _QUERY_ERRORS}
+#: What every JSON report declares; a detailed one holds an entry per
+#: provider tree and class.
+_REPORT = {'query_before_policy': True, 'large_answer': True,
+           'responses': (Response(200, {'type': 'object'}),),
+           'errors': {400: _QUERY_ERRORS}}
 
 #: The operators' reports: outside the microversioned API (no
 #: microversion needed) and so not in the OpenAPI document. The page and
@@ -714,24 +721,20 @@ REPORTS = (
               produces=(), errors=_NOT_FOUND),
     Operation('GET', '/reports/capacity', reports.get_capacity,
               'Capacity and usage per class, in Limes\' cluster shape.',
-              policy=report_policies.CAPACITY, query_before_policy=True,
-              query=_report_query(documents.CAPACITY_ARGUMENTS),
-              responses=_REPORT_RESPONSE, errors=_REPORT_ERRORS),
+              policy=report_policies.CAPACITY,
+              query=_report_query(documents.CAPACITY_ARGUMENTS), **_REPORT),
     Operation('GET', '/reports/usage', reports.list_usage,
               'Usage per project.', policy=report_policies.USAGE,
-              query_before_policy=True,
-              query=_report_query(documents.USAGE_ARGUMENTS),
-              responses=_REPORT_RESPONSE, errors=_REPORT_ERRORS),
+              query=_report_query(documents.USAGE_ARGUMENTS), **_REPORT),
     Operation('GET', '/reports/usage/{project_id}',
               reports.get_project_usage, 'Usage of one project.',
-              policy=report_policies.USAGE, query_before_policy=True,
+              policy=report_policies.USAGE,
               query=_report_query(documents.PROJECT_USAGE_ARGUMENTS),
-              responses=_REPORT_RESPONSE, errors=_REPORT_ERRORS),
+              **_REPORT),
     Operation('GET', '/reports/headroom', reports.get_headroom,
               'How many more workloads of a shape fit.',
-              policy=report_policies.HEADROOM, query_before_policy=True,
-              query=_report_query(documents.HEADROOM_ARGUMENTS),
-              responses=_REPORT_RESPONSE, errors=_REPORT_ERRORS),
+              policy=report_policies.HEADROOM,
+              query=_report_query(documents.HEADROOM_ARGUMENTS), **_REPORT),
 )
 
 #: The URLs served without a token (``/`` also as the empty path); the

@@ -10,7 +10,6 @@ import uuid
 import orjson
 from oslo_utils import timeutils
 
-from placement import gc_pause
 from placement import microversion
 from placement import timing
 
@@ -93,8 +92,8 @@ def dump_json_chunks(data):
 
     :class:`JsonArray` and :class:`JsonObject` values, and generators
     (arrays), anywhere in ``data`` are made and serialised a chunk at a
-    time (the cycle collector paused, as the chunks' many short-lived
-    containers would trigger full passes over the answer's data): orjson
+    time (the operations that answer them pause the cycle collector,
+    :attr:`placement.operations.Operation.large_answer`): orjson
     writes the rest once, with a marker in their place, and their chunks
     are put in at the markers. Without any, the list holds the one bytes
     of the whole (orjson: no per-object Python work).
@@ -114,8 +113,7 @@ def dump_json_chunks(data):
         whole = orjson.dumps(data, default=mark)
         if not lazy:
             return [whole]
-        with gc_pause.no_cycle_collection():
-            return _spliced(whole, b'"' + marker.encode(), lazy)
+        return _spliced(whole, b'"' + marker.encode(), lazy)
 
 
 def _spliced(whole, marker, lazy):

@@ -11,7 +11,6 @@ import mimetypes
 import webob
 import webob.exc
 
-from placement import gc_pause
 from placement import query
 from placement import util
 from placement.policies import reports as policies
@@ -35,10 +34,8 @@ def _answer(req, rule, build, target=None, **kwargs):
     params = {name: given.every(name) for name in given}
     context = req.environ['placement.context']
     context.can(rule, target)
-    # A detailed report holds one entry per provider and class.
-    with gc_pause.no_cycle_collection():
-        document = context.db.read(build, context.config, params, **kwargs)
-        return util.Result(document)
+    return util.Result(
+        context.db.read(build, context.config, params, **kwargs))
 
 
 def get_capacity(req):

@@ -47,7 +47,6 @@ import typing
 import os_traits
 import sqlalchemy as sa
 
-from placement import gc_pause
 from placement.db import models
 from placement.objects import aggregate
 from placement.objects import candidate_request
@@ -92,11 +91,10 @@ def get_candidates(conn, request, conf):
     windows = (progress.narrowed(narrowing.narrow(window), randomize)
                for window in _windows(conn, limit, randomize, progress))
     found = _strategy(conf)(trees.candidates_by_root(windows, limit))
-    with gc_pause.no_cycle_collection():
-        chosen = list(itertools.islice(progress.counted(found), limit))
-        return candidate_request.Candidates(
-            candidates=[candidate for _, candidate in chosen],
-            summaries=trees.summaries(chosen))
+    chosen = list(itertools.islice(progress.counted(found), limit))
+    return candidate_request.Candidates(
+        candidates=[candidate for _, candidate in chosen],
+        summaries=trees.summaries(chosen))
 
 
 class _Progress:

@@ -35,6 +35,15 @@ def _sums(numbers):
                              numbers.c.used)))
 
 
+def _one_of_each():
+    """A function returning the first equal value it was given: the
+    rows of a detailed report repeat few distinct sums, trait lists and
+    zones (a cloud has few hardware models), and one object each keeps
+    a report of 100,000 trees small."""
+    seen = {}
+    return lambda value: seen.setdefault(value, value)
+
+
 def _total(groups):
     """The ``_sums`` of several groups."""
     over, capacity, raw, used = zip(*groups, strict=True)
@@ -95,12 +104,13 @@ class _Sums:
         keys = (numbers.c.resource_class_id, numbers.c.shared,
                 numbers.c.root_id)
         groups = {}
+        shared = _one_of_each()
         for row in conn.execute(
                 sa.select(*_sums(numbers), *keys).group_by(*keys)):
             per_root = groups.get(row[4:6])
             if per_root is None:
                 per_root = groups[row[4:6]] = {}
-            per_root[row[6]] = row[:4]
+            per_root[row[6]] = shared(row[:4])
         for (class_id, shared), per_root in groups.items():
             key = self.key(class_id, shared)
             if key is not None:
@@ -124,25 +134,29 @@ def _roots(conn, root_zones):
     in the order of name and uuid.
 
     Three statements over all roots (cheaper than narrowing them to the
-    scope's).
+    scope's). Equal trait lists, aggregate lists and zones are one
+    object each (:func:`_one_of_each`).
     """
     is_root = scope_mod.ROOT_ID == RP.c.id
+    shared = _one_of_each()
     traits, aggregates = {}, {}
     for provider_id, name in conn.execute(
             sa.select(_RP_TRAIT.c.resource_provider_id, trait.TRAIT.c.name)
             .join(RP, RP.c.id == _RP_TRAIT.c.resource_provider_id)
             .join(trait.TRAIT, trait.TRAIT.c.id == _RP_TRAIT.c.trait_id)
-            .where(is_root)).all():
-        traits.setdefault(provider_id, []).append(name)
+            .where(is_root)):
+        traits.setdefault(provider_id, []).append(shared(name))
     for provider_id, uuid in conn.execute(
             sa.select(_RP_AGG.c.resource_provider_id, _AGG.c.uuid)
             .join(RP, RP.c.id == _RP_AGG.c.resource_provider_id)
             .join(_AGG, _AGG.c.id == _RP_AGG.c.aggregate_id)
-            .where(is_root)).all():
-        aggregates.setdefault(provider_id, []).append(uuid)
-    zone = {root_id: ','.join(names) for root_id, names in root_zones.items()}
-    return [(root_id, name, uuid, tuple(sorted(traits.get(root_id, ()))),
-             tuple(sorted(aggregates.get(root_id, ()))),
+            .where(is_root)):
+        aggregates.setdefault(provider_id, []).append(shared(uuid))
+    zone = {root_id: shared(','.join(names))
+            for root_id, names in root_zones.items()}
+    return [(root_id, name, uuid,
+             shared(tuple(sorted(traits.pop(root_id, ())))),
+             shared(tuple(sorted(aggregates.pop(root_id, ())))),
              zone.get(root_id, zones_mod.UNKNOWN))
             for name, uuid, root_id in sorted(
                 tuple(row) for row in conn.execute(

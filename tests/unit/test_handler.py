@@ -3,6 +3,7 @@ and routes that do not exist before their microversion (404, or 405
 where the route says so)."""
 
 import datetime
+import gc
 
 import pytest
 
@@ -249,3 +250,29 @@ def test_a_body_in_chunks_has_the_whole_content_length(
     assert b''.join(response.app_iter) == body
     assert response.headers['Content-Length'] == str(len(body))
     assert response.headers['Content-Type'] == 'application/json'
+
+
+def _collector_states(states):
+    """A handler whose answer records whether the cycle collector runs,
+    in the handler and while its lazy array is serialised."""
+    def lazy():
+        states.append(gc.isenabled())
+        yield 1
+
+    @wsgi_wrapper.PlacementWsgify
+    def answer(req):
+        states.append(gc.isenabled())
+        return util.Result({'items': lazy()}, status=200)
+    return answer
+
+
+@pytest.mark.parametrize('large', [True, False])
+def test_large_answers_are_built_and_serialised_without_cycle_collection(
+        large):
+    states = []
+    router = handler.PlacementHandler((operations.Operation(
+        'GET', '/widgets', _collector_states(states), large_answer=large),))
+    response = stack.call(router, '/widgets')
+    assert response.json == {'items': [1]}
+    assert states == [not large, not large]
+    assert gc.isenabled()
