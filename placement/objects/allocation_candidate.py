@@ -4,7 +4,8 @@ The cost must follow the number of candidates asked for, not the number
 of providers or of combinations (see ARCHITECTURE.md, "Known traps"):
 
 0. *Windows* (:func:`_windows`): with a limit, the roots are searched a
-   window of ids at a time (the first as large as the limit, each next
+   window of ids at a time (the first as large as the limit, or as
+   many more as the aggregates the request names are rare, each next
    as large as the rates seen so far say the rest of the limit needs;
    from a random root with
    ``randomize_allocation_candidates``), and the steps below run per
@@ -89,7 +90,8 @@ def get_candidates(conn, request, conf):
     trees = _Trees(conn, narrowing)
     progress = _Progress()
     windows = (progress.narrowed(narrowing.narrow(window), randomize)
-               for window in _windows(conn, limit, randomize, progress))
+               for window in _windows(conn, limit, randomize, progress,
+                                      narrowing.members_share))
     found = _strategy(conf)(trees.candidates_by_root(windows, limit))
     chosen = list(itertools.islice(progress.counted(found), limit))
     return candidate_request.Candidates(
@@ -133,13 +135,16 @@ class _Progress:
         return max(expected + expected // 4, FIRST_WINDOW)
 
 
-def _windows(conn, limit, randomize, progress):
+def _windows(conn, limit, randomize, progress, members_share):
     """The windows of root ids to search, in order, lazily.
 
     A window ``(after, last)`` holds the roots with ``after < id <=
     last`` (None: no bound). Without a limit one window holds every
-    root. With one the first holds ``max(limit, FIRST_WINDOW)`` roots,
-    and each next as many as :meth:`_Progress.next_size` expects to
+    root. With one the first holds ``max(limit / members_share(),
+    FIRST_WINDOW)`` roots (:meth:`_Narrowing.members_share`: a request
+    naming aggregates that a quarter of the providers are in needs four
+    times the roots), and each next as many as
+    :meth:`_Progress.next_size` expects to
     hold the candidates still needed: a limit met early reads few rows
     whatever the size of the cloud, a window does not load many more
     trees than the limit needs, and a rare match takes few windows.
@@ -157,7 +162,7 @@ def _windows(conn, limit, randomize, progress):
             return
         start = random.randint(lowest, highest)
         passes = [(start - 1, None), (lowest - 1, start - 1)]
-    size = max(limit, FIRST_WINDOW)
+    size = max(int(limit / members_share()), FIRST_WINDOW)
     for after, until in passes:
         while until is None or after < until:
             last = conn.scalar(
@@ -289,6 +294,24 @@ class _Narrowing:
         return {root for root in roots
                 if (after is None or root > after)
                 and (last is None or root <= last)}
+
+    def members_share(self):
+        """The share of the providers that are in an aggregate named by a
+        ``member_of`` of the request (1 without any): an estimate, from
+        indexes alone, of the share of roots that may qualify. Ids count
+        the providers (gaps left by deleted ones make the share smaller,
+        the first window larger)."""
+        named = sorted({self.aggregate_ids[uuid] for group in
+                        self.request.groups for uuids in group.member_of
+                        for uuid in uuids if uuid in self.aggregate_ids})
+        if not named:
+            return 1.0
+        members, span = self.conn.execute(sa.select(
+            sa.select(sa.func.count()).select_from(_RP_AGG)
+            .where(_RP_AGG.c.aggregate_id.in_(named)).scalar_subquery(),
+            sa.select(sa.func.max(RP.c.id) - sa.func.min(RP.c.id) + 1)
+            .scalar_subquery())).one()
+        return min(max(members, 1) / span, 1.0) if span else 1.0
 
     def _reachable_roots(self, slot):
         """The roots the providers of ``slot`` serve (:meth:`_reached`),

@@ -645,6 +645,37 @@ def test_a_limit_searched_by_windows_finds_the_first_candidates(
         assert shown <= set(found.summaries) <= set(everything.summaries)
 
 
+def test_a_first_window_holds_as_many_more_roots_as_aggregates_are_rare(
+        many_roots, monkeypatch):
+    """5 of the 19 providers are in aggA: for 3 candidates of hosts in
+    it the first window holds 11 roots (3 x 19 / 5), which hold H00 (two
+    candidates), H03, H06 and H09, rather than 3 (one candidate)."""
+    windows = []
+    narrow = allocation_candidate._Narrowing.narrow
+
+    def counted(narrowing, window):
+        windows.append(window)
+        return narrow(narrowing, window)
+
+    monkeypatch.setattr(allocation_candidate._Narrowing, 'narrow', counted)
+    group = Group(resources={'VCPU': 1},
+                  member_of=({many_roots.aggregates['aggA']},))
+    with many_roots.db.reader() as conn:
+        everything = allocation_candidate.get_candidates(
+            conn, Request(groups=(group,)), conf())
+        windows.clear()
+        found = allocation_candidate.get_candidates(
+            conn, Request(groups=(group,), limit=3), conf())
+    assert len(everything.candidates) == 6
+    assert found.candidates == everything.candidates[:3]
+    assert len(windows) == 1
+    with many_roots.db.reader() as conn:
+        after, last = windows[0]
+        assert conn.scalar(sa.select(sa.func.count()).where(
+            RP.c.parent_provider_id.is_(None), RP.c.id > after,
+            RP.c.id <= last)) == 11
+
+
 @pytest.mark.parametrize('params', WINDOW_REQUESTS)
 def test_randomized_windows_find_distinct_candidates(many_roots, params):
     with many_roots.db.reader() as conn:
