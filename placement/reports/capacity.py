@@ -105,8 +105,8 @@ class _Sums:
                 numbers.c.root_id)
         groups = {}
         shared = _one_of_each()
-        for row in conn.execute(
-                sa.select(*_sums(numbers), *keys).group_by(*keys)):
+        for row in _streamed(conn, sa.select(*_sums(numbers), *keys)
+                             .group_by(*keys)):
             per_root = groups.get(row[4:6])
             if per_root is None:
                 per_root = groups[row[4:6]] = {}
@@ -129,6 +129,13 @@ class _Sums:
                                   for zone, rows in per_zone.items() if rows}
 
 
+def _streamed(conn, query):
+    """The rows of ``query`` as the database sends them: a driver that
+    buffers a result holds all of it (a row per tree and class) besides
+    what is made of it."""
+    return conn.execution_options(stream_results=True).execute(query)
+
+
 def _roots(conn, root_zones):
     """``[(id, name, uuid, traits, aggregates, zone)]`` of every root,
     in the order of name and uuid.
@@ -140,14 +147,15 @@ def _roots(conn, root_zones):
     is_root = scope_mod.ROOT_ID == RP.c.id
     shared = _one_of_each()
     traits, aggregates = {}, {}
-    for provider_id, name in conn.execute(
+    for provider_id, name in _streamed(
+            conn,
             sa.select(_RP_TRAIT.c.resource_provider_id, trait.TRAIT.c.name)
             .join(RP, RP.c.id == _RP_TRAIT.c.resource_provider_id)
             .join(trait.TRAIT, trait.TRAIT.c.id == _RP_TRAIT.c.trait_id)
             .where(is_root)):
         traits.setdefault(provider_id, []).append(shared(name))
-    for provider_id, uuid in conn.execute(
-            sa.select(_RP_AGG.c.resource_provider_id, _AGG.c.uuid)
+    for provider_id, uuid in _streamed(
+            conn, sa.select(_RP_AGG.c.resource_provider_id, _AGG.c.uuid)
             .join(RP, RP.c.id == _RP_AGG.c.resource_provider_id)
             .join(_AGG, _AGG.c.id == _RP_AGG.c.aggregate_id)
             .where(is_root)):
@@ -159,7 +167,8 @@ def _roots(conn, root_zones):
              shared(tuple(sorted(aggregates.pop(root_id, ())))),
              zone.get(root_id, zones_mod.UNKNOWN))
             for name, uuid, root_id in sorted(
-                tuple(row) for row in conn.execute(
+                tuple(row) for row in _streamed(
+                    conn,
                     sa.select(RP.c.name, RP.c.uuid, RP.c.id).where(is_root)))]
 
 
