@@ -33,8 +33,10 @@ from /proc every 50 ms while the query runs) and the workers' VmHWM
 (reset through /proc/PID/clear_refs before the query where the kernel
 allows it), and the machine's 1-minute load
 average after the query, which shows how much other work competed for
-the cores. The server, the database (unless kept) and the temporary
-directory are removed at the end, also on failure or Ctrl-C.
+the cores. First, the machine's speed (:func:`machine_speed`): times
+are comparable between runs of machines as fast. The server, the
+database (unless kept) and the temporary directory are removed at the
+end, also on failure or Ctrl-C.
 """
 
 import argparse
@@ -90,6 +92,22 @@ SERVER_PARTS = ('sql', 'serialise', 'app')
 BATCH = 100
 #: Providers in a nested tree: a root, 2 NUMA nodes, 4 NICs under each.
 TREE_SIZE = 11
+
+
+def machine_speed():
+    """Milliseconds of a pure CPython loop (2 million additions, the
+    best of 5): machines of one kind differ by up to 2x in this, and the
+    times of a run are only comparable with those of a machine as fast.
+    """
+    best = None
+    for _ in range(5):
+        started = time.perf_counter()
+        total = 0
+        for number in range(2_000_000):
+            total += number
+        spent = (time.perf_counter() - started) * 1000
+        best = spent if best is None else min(best, spent)
+    return best
 
 
 def percentile(values, pct):
@@ -759,6 +777,9 @@ def main(argv=None):
     http = urllib3.PoolManager(maxsize=max(args.threads,
                                            args.load_threads) * 2,
                                timeout=urllib3.Timeout(total=600))
+    speed = machine_speed()
+    print(f'machine: CPython loop of 2 million additions {speed:.0f} ms '
+          f'(load {os.getloadavg()[0]:.1f})', flush=True)
     rows = []
     for phase in args.phase:
         measured = run_phase(phase, args, http)
@@ -769,7 +790,8 @@ def main(argv=None):
         with open(args.json, 'w') as f:
             json.dump({'date': time.strftime('%Y-%m-%dT%H:%M:%SZ',
                                              time.gmtime()),
-                       'cpus': os.cpu_count(), 'args': vars(args),
+                       'cpus': os.cpu_count(), 'cpython_loop_ms': speed,
+                       'args': vars(args),
                        'results': rows}, f, indent=2)
     return 0
 

@@ -19,7 +19,9 @@ def test_candidates_benchmark_measures_every_query(tmp_path):
     out = tmp_path / 'bench.json'
     assert bench.main(TINY + ['--repetitions', '1', '--warmups', '0',
                               '--json', str(out)]) == 0
-    rows = json.loads(out.read_text())['results']
+    result = json.loads(out.read_text())
+    assert result['cpython_loop_ms'] > 0
+    rows = result['results']
     by_query = {row['query']: row for row in rows}
     assert by_query['flat resources-only limit=1000']['candidates'] > 0
     assert all(row['median_ms'] > 0 for row in rows)
