@@ -76,6 +76,11 @@ FIRST_BATCH = 16
 MOST_BATCH = 1024
 #: Roots in the first window searched for a request with a limit.
 FIRST_WINDOW = 64
+#: Provider ids whose aggregates estimate the share of the providers in
+#: those a request names: this many per candidate asked for, at least
+#: SAMPLE.
+SAMPLE_PER_LIMIT = 16
+SAMPLE = 4096
 
 
 def get_candidates(conn, request, conf):
@@ -140,10 +145,11 @@ def _windows(conn, limit, randomize, progress, members_share):
 
     A window ``(after, last)`` holds the roots with ``after < id <=
     last`` (None: no bound). Without a limit one window holds every
-    root. With one the first holds ``max(limit / members_share(),
-    FIRST_WINDOW)`` roots (:meth:`_Narrowing.members_share`: a request
-    naming aggregates that a quarter of the providers are in needs four
-    times the roots), and each next as many as
+    root. With one the first holds ``max(limit / share, FIRST_WINDOW)``
+    roots, ``share`` being ``members_share(after, limit)``
+    (:meth:`_Narrowing.members_share`: a request naming aggregates that
+    a quarter of the providers are in needs four times the roots), and
+    each next as many as
     :meth:`_Progress.next_size` expects to
     hold the candidates still needed: a limit met early reads few rows
     whatever the size of the cloud, a window does not load many more
@@ -162,7 +168,8 @@ def _windows(conn, limit, randomize, progress, members_share):
             return
         start = random.randint(lowest, highest)
         passes = [(start - 1, None), (lowest - 1, start - 1)]
-    size = max(int(limit / members_share()), FIRST_WINDOW)
+    size = max(int(limit / members_share(passes[0][0], limit)),
+               FIRST_WINDOW)
     for after, until in passes:
         while until is None or after < until:
             last = conn.scalar(
@@ -295,23 +302,33 @@ class _Narrowing:
                 if (after is None or root > after)
                 and (last is None or root <= last)}
 
-    def members_share(self):
-        """The share of the providers that are in an aggregate named by a
-        ``member_of`` of the request (1 without any): an estimate, from
-        indexes alone, of the share of roots that may qualify. Ids count
-        the providers (gaps left by deleted ones make the share smaller,
-        the first window larger)."""
+    def members_share(self, after, limit):
+        """The share of the providers after id ``after`` that are in an
+        aggregate named by a ``member_of`` of the request (1 without
+        any): an estimate of the share of roots that may qualify, from
+        the memberships of the ``max(SAMPLE_PER_LIMIT * limit, SAMPLE)``
+        ids from the first after ``after`` (an index range whatever the
+        size of the cloud; ids rather than providers: gaps left by
+        deleted ones make the share smaller, the first window larger)."""
         named = sorted({self.aggregate_ids[uuid] for group in
                         self.request.groups for uuids in group.member_of
                         for uuid in uuids if uuid in self.aggregate_ids})
         if not named:
             return 1.0
-        members, span = self.conn.execute(sa.select(
-            sa.select(sa.func.count()).select_from(_RP_AGG)
-            .where(_RP_AGG.c.aggregate_id.in_(named)).scalar_subquery(),
-            sa.select(sa.func.max(RP.c.id) - sa.func.min(RP.c.id) + 1)
-            .scalar_subquery())).one()
-        return min(max(members, 1) / span, 1.0) if span else 1.0
+        span = max(SAMPLE_PER_LIMIT * limit, SAMPLE)
+        lowest = (sa.select(sa.func.min(RP.c.id)).where(RP.c.id > after)
+                  .scalar_subquery())
+        members, lowest, highest = self.conn.execute(sa.select(
+            sa.select(sa.func.count()).select_from(_RP_AGG).where(
+                _RP_AGG.c.aggregate_id.in_(named),
+                _RP_AGG.c.resource_provider_id >= lowest,
+                _RP_AGG.c.resource_provider_id < lowest + span)
+            .scalar_subquery(),
+            lowest, sa.select(sa.func.max(RP.c.id)).scalar_subquery())
+        ).one()
+        if lowest is None:
+            return 1.0
+        return min(max(members, 1) / min(span, highest - lowest + 1), 1.0)
 
     def _reachable_roots(self, slot):
         """The roots the providers of ``slot`` serve (:meth:`_reached`),

@@ -647,9 +647,11 @@ def test_a_limit_searched_by_windows_finds_the_first_candidates(
 
 def test_a_first_window_holds_as_many_more_roots_as_aggregates_are_rare(
         many_roots, monkeypatch):
-    """5 of the 19 providers are in aggA: for 3 candidates of hosts in
-    it the first window holds 11 roots (3 x 19 / 5), which hold H00 (two
-    candidates), H03, H06 and H09, rather than 3 (one candidate)."""
+    """5 of the 19 providers (all the ids the sample reaches) are in
+    aggA: for 3 candidates of hosts in it the first window holds 11
+    roots (3 x 19 / 5), which hold H00 and H06 (two candidates each: the
+    root or its NUMA node), H03 and H09, rather than 3 (SS, H00 and H01:
+    two candidates)."""
     windows = []
     narrow = allocation_candidate._Narrowing.narrow
 
