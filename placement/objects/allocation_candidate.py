@@ -81,6 +81,9 @@ FIRST_WINDOW = 64
 #: SAMPLE.
 SAMPLE_PER_LIMIT = 16
 SAMPLE = 4096
+#: More ids than a provider id (a 32-bit integer) can span: the most
+#: roots a window or a sample is sized to, whatever the limit.
+MOST_IDS = 2 ** 31
 
 
 def get_candidates(conn, request, conf):
@@ -168,8 +171,8 @@ def _windows(conn, limit, randomize, progress, members_share):
             return
         start = random.randint(lowest, highest)
         passes = [(start - 1, None), (lowest - 1, start - 1)]
-    size = max(int(limit / members_share(passes[0][0], limit)),
-               FIRST_WINDOW)
+    size = max(int(min(limit / members_share(passes[0][0], limit),
+                       MOST_IDS)), FIRST_WINDOW)
     for after, until in passes:
         while until is None or after < until:
             last = conn.scalar(
@@ -315,7 +318,7 @@ class _Narrowing:
                         for uuid in uuids if uuid in self.aggregate_ids})
         if not named:
             return 1.0
-        span = max(SAMPLE_PER_LIMIT * limit, SAMPLE)
+        span = max(min(SAMPLE_PER_LIMIT * limit, MOST_IDS), SAMPLE)
         lowest = (sa.select(sa.func.min(RP.c.id)).where(RP.c.id > after)
                   .scalar_subquery())
         members, lowest, highest = self.conn.execute(sa.select(
