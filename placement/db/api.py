@@ -196,6 +196,14 @@ def create_engine(db_conf, connection=None):
     return engine
 
 
+def streamed(conn, statement):
+    """The rows of ``statement`` as the database sends them, a batch at a
+    time: a driver that buffers a result (psycopg2's libpq, PyMySQL) holds
+    all of it besides what is made of it, which for 100,000 providers is
+    tens of MB. Read them all before the next statement."""
+    return conn.execution_options(stream_results=True).execute(statement)
+
+
 class RetryTransaction(Exception):
     """Raised by an operation when what it read moved under it.
 

@@ -12,6 +12,7 @@ from.
 
 import sqlalchemy as sa
 
+from placement.db import api as db_api
 from placement.db import models
 from placement.objects import resource_class
 from placement.objects import trait
@@ -105,8 +106,8 @@ class _Sums:
                 numbers.c.root_id)
         groups = {}
         shared = _one_of_each()
-        for row in _streamed(conn, sa.select(*_sums(numbers), *keys)
-                             .group_by(*keys)):
+        for row in db_api.streamed(
+                conn, sa.select(*_sums(numbers), *keys).group_by(*keys)):
             per_root = groups.get(row[4:6])
             if per_root is None:
                 per_root = groups[row[4:6]] = {}
@@ -129,13 +130,6 @@ class _Sums:
                                   for zone, rows in per_zone.items() if rows}
 
 
-def _streamed(conn, query):
-    """The rows of ``query`` as the database sends them: a driver that
-    buffers a result holds all of it (a row per tree and class) besides
-    what is made of it."""
-    return conn.execution_options(stream_results=True).execute(query)
-
-
 def _roots(conn, root_zones):
     """``[(id, name, uuid, traits, aggregates, zone)]`` of every root,
     in the order of name and uuid.
@@ -147,14 +141,14 @@ def _roots(conn, root_zones):
     is_root = scope_mod.ROOT_ID == RP.c.id
     shared = _one_of_each()
     traits, aggregates = {}, {}
-    for provider_id, name in _streamed(
+    for provider_id, name in db_api.streamed(
             conn,
             sa.select(_RP_TRAIT.c.resource_provider_id, trait.TRAIT.c.name)
             .join(RP, RP.c.id == _RP_TRAIT.c.resource_provider_id)
             .join(trait.TRAIT, trait.TRAIT.c.id == _RP_TRAIT.c.trait_id)
             .where(is_root)):
         traits.setdefault(provider_id, []).append(shared(name))
-    for provider_id, uuid in _streamed(
+    for provider_id, uuid in db_api.streamed(
             conn, sa.select(_RP_AGG.c.resource_provider_id, _AGG.c.uuid)
             .join(RP, RP.c.id == _RP_AGG.c.resource_provider_id)
             .join(_AGG, _AGG.c.id == _RP_AGG.c.aggregate_id)
@@ -167,7 +161,7 @@ def _roots(conn, root_zones):
              shared(tuple(sorted(aggregates.pop(root_id, ())))),
              zone.get(root_id, zones_mod.UNKNOWN))
             for name, uuid, root_id in sorted(
-                tuple(row) for row in _streamed(
+                tuple(row) for row in db_api.streamed(
                     conn,
                     sa.select(RP.c.name, RP.c.uuid, RP.c.id).where(is_root)))]
 
