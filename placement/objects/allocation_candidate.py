@@ -17,10 +17,11 @@ of providers or of combinations (see ARCHITECTURE.md, "Known traps"):
    their roots and, per resource class of the unsuffixed group, whether
    they can serve it alone (capacity, min/max/step); its conditions are
    probes of each provider's own rows, so a window costs what its
-   providers cost, not what the cloud holds. Sharing
-   providers (MISC_SHARES_VIA_AGGREGATE) and the roots they are shared
-   with (the roots of the providers in an aggregate with them) take two
-   more, the ids of the aggregates named one. The roots that can serve
+   providers cost, not what the cloud holds. The sharing providers
+   (MISC_SHARES_VIA_AGGREGATE) and their aggregates take two queries a
+   request, the roots they are shared with (those of the window's
+   providers in an aggregate with them) one a window, the ids of the
+   aggregates named one a request. The roots that can serve
    every slot are intersected in Python; the same queries flag which
    providers have the unsuffixed group's required traits, so that roots
    whose providers cannot meet them together are dropped before their
@@ -152,9 +153,8 @@ def _windows(conn, limit, randomize, progress, members_share):
     roots, ``share`` being ``members_share(after, limit)``
     (:meth:`_Narrowing.members_share`: a request naming aggregates that
     a quarter of the providers are in needs four times the roots), and
-    each next as many as
-    :meth:`_Progress.next_size` expects to
-    hold the candidates still needed: a limit met early reads few rows
+    each next as many as :meth:`_Progress.next_size` expects to hold
+    the candidates still needed: a limit met early reads few rows
     whatever the size of the cloud, a window does not load many more
     trees than the limit needs, and a rare match takes few windows.
     Randomised, the windows start at a random root and wrap around.
@@ -321,15 +321,15 @@ class _Narrowing:
         if not named:
             return 1.0
         span = max(min(SAMPLE_PER_LIMIT * limit, MOST_IDS), SAMPLE)
-        lowest = (sa.select(sa.func.min(RP.c.id)).where(RP.c.id > after)
-                  .scalar_subquery())
+        first = (sa.select(sa.func.min(RP.c.id)).where(RP.c.id > after)
+                 .scalar_subquery())
         members, lowest, highest = self.conn.execute(sa.select(
             sa.select(sa.func.count()).select_from(_RP_AGG).where(
                 _RP_AGG.c.aggregate_id.in_(named),
-                _RP_AGG.c.resource_provider_id >= lowest,
-                _RP_AGG.c.resource_provider_id < lowest + span)
+                _RP_AGG.c.resource_provider_id >= first,
+                _RP_AGG.c.resource_provider_id < first + span)
             .scalar_subquery(),
-            lowest, sa.select(sa.func.max(RP.c.id)).scalar_subquery())
+            first, sa.select(sa.func.max(RP.c.id)).scalar_subquery())
         ).one()
         if lowest is None:
             return 1.0
