@@ -105,13 +105,13 @@ class _Sums:
         keys = (numbers.c.resource_class_id, numbers.c.shared,
                 numbers.c.root_id)
         groups = {}
-        shared = _one_of_each()
+        one_of = _one_of_each()
         for row in db_api.streamed(
                 conn, sa.select(*_sums(numbers), *keys).group_by(*keys)):
             per_root = groups.get(row[4:6])
             if per_root is None:
                 per_root = groups[row[4:6]] = {}
-            per_root[row[6]] = shared(row[:4])
+            per_root[row[6]] = one_of(row[:4])
         for (class_id, shared), per_root in groups.items():
             key = self.key(class_id, shared)
             if key is not None:
@@ -139,7 +139,7 @@ def _roots(conn, root_zones):
     object each (:func:`_one_of_each`).
     """
     is_root = scope_mod.ROOT_ID == RP.c.id
-    shared = _one_of_each()
+    one_of = _one_of_each()
     traits, aggregates = {}, {}
     for provider_id, name in db_api.streamed(
             conn,
@@ -147,18 +147,18 @@ def _roots(conn, root_zones):
             .join(RP, RP.c.id == _RP_TRAIT.c.resource_provider_id)
             .join(trait.TRAIT, trait.TRAIT.c.id == _RP_TRAIT.c.trait_id)
             .where(is_root)):
-        traits.setdefault(provider_id, []).append(shared(name))
+        traits.setdefault(provider_id, []).append(one_of(name))
     for provider_id, uuid in db_api.streamed(
             conn, sa.select(_RP_AGG.c.resource_provider_id, _AGG.c.uuid)
             .join(RP, RP.c.id == _RP_AGG.c.resource_provider_id)
             .join(_AGG, _AGG.c.id == _RP_AGG.c.aggregate_id)
             .where(is_root)):
-        aggregates.setdefault(provider_id, []).append(shared(uuid))
-    zone = {root_id: shared(','.join(names))
+        aggregates.setdefault(provider_id, []).append(one_of(uuid))
+    zone = {root_id: one_of(','.join(names))
             for root_id, names in root_zones.items()}
     return [(root_id, name, uuid,
-             shared(tuple(sorted(traits.pop(root_id, ())))),
-             shared(tuple(sorted(aggregates.pop(root_id, ())))),
+             one_of(tuple(sorted(traits.pop(root_id, ())))),
+             one_of(tuple(sorted(aggregates.pop(root_id, ())))),
              zone.get(root_id, zones_mod.UNKNOWN))
             for name, uuid, root_id in sorted(
                 tuple(row) for row in db_api.streamed(
