@@ -315,9 +315,9 @@ class _Narrowing:
         ids from the first after ``after`` (an index range whatever the
         size of the cloud; ids rather than providers: gaps left by
         deleted ones make the share smaller, the first window larger)."""
-        named = sorted({self.aggregate_ids[uuid] for group in
-                        self.request.groups for uuids in group.member_of
-                        for uuid in uuids if uuid in self.aggregate_ids})
+        named = self._known_ids(
+            uuid for group in self.request.groups
+            for uuids in group.member_of for uuid in uuids)
         if not named:
             return 1.0
         span = max(min(SAMPLE_PER_LIMIT * limit, MOST_IDS), SAMPLE)
@@ -444,14 +444,18 @@ class _Narrowing:
     def _member_of(self, aggregate_uuids, spans_root):
         """Condition: the provider (or, if ``spans_root``, its root) is
         in one of the aggregates."""
-        ids = sorted(self.aggregate_ids[uuid] for uuid in aggregate_uuids
-                     if uuid in self.aggregate_ids)
+        ids = self._known_ids(aggregate_uuids)
         condition = _in_any_aggregate(RP.c.id, ids)
         if spans_root:
             # A root is its own root: no second probe.
             condition = condition | sa.and_(
                 _ROOT_ID != RP.c.id, _in_any_aggregate(_ROOT_ID, ids))
         return condition
+
+    def _known_ids(self, aggregate_uuids):
+        """The sorted ids of those of ``aggregate_uuids`` that exist."""
+        return sorted({self.aggregate_ids[uuid] for uuid in aggregate_uuids
+                       if uuid in self.aggregate_ids})
 
     def _ids(self, names):
         return [self.trait_ids[name] for name in names]
