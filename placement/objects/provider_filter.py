@@ -117,7 +117,12 @@ def _fits(class_id, amount):
                 (_INV.c.total - _INV.c.reserved) * _INV.c.allocation_ratio),
             _INV.c.min_unit <= amount,
             _INV.c.max_unit >= amount,
-            amount % _INV.c.step_size == 0]
+            # The first test is implied by the second; PostgreSQL
+            # estimates it from its statistics (most steps are 1), where
+            # it guesses that 1 row in 200 passes the second alone and
+            # then plans a window's probes as a scan of every inventory
+            # of the class (17 ms against 6 at 10,000 providers).
+            (_INV.c.step_size == 1) | (amount % _INV.c.step_size == 0)]
 
 
 def with_capacity(class_id, amount):
