@@ -376,16 +376,17 @@ class _Narrowing:
         """
         slots = _slot_resources(group)
         collective = self.collective if not group.suffix else ()
+        serving = [self._serving(resources) for resources in slots]
         # One slot: its resources are conditions; several (one class
         # each): flags.
-        flags = [sa.and_(*self._serving(resources)) for resources in slots]
-        flags = flags if len(slots) > 1 else []
+        flags = ([sa.and_(*conditions) for conditions in serving]
+                 if len(slots) > 1 else [])
         query = sa.select(
             RP.c.id, _ROOT_ID, *flags,
             *(self._has_any(names) for names in collective),
         ).where(*self._group_conditions(group, bool(group.resources)))
         if not flags:
-            query = query.where(*self._serving(slots[0]))
+            query = query.where(*serving[0])
         if tree_within:
             in_window = sa.and_(*tree_within)
             if self.sharing and group.resources:

@@ -133,9 +133,17 @@ def with_capacity(class_id, amount):
 
 def has_capacity(provider_id, class_id, amount):
     """Condition (or flag): provider ``provider_id`` can serve ``amount``
-    of a class now; a probe, where :func:`with_capacity` is a set."""
-    return sa.exists().where(_INV.c.resource_provider_id == provider_id,
-                             *_fits(class_id, amount))
+    of a class now; a probe, where :func:`with_capacity` is a set.
+
+    The ``OFFSET 0`` keeps it a probe on PostgreSQL, which otherwise
+    turns an EXISTS of the WHERE clause into a join that it may plan
+    from every inventory of the class (a window of 700 nested providers:
+    9 ms a statement against 6, half of it planning); elsewhere it
+    changes nothing.
+    """
+    return sa.exists(
+        sa.select(1).where(_INV.c.resource_provider_id == provider_id,
+                           *_fits(class_id, amount)).offset(0))
 
 
 def _aggregate_conditions(filters):
