@@ -463,7 +463,7 @@ class _Narrowing:
 
     def _has_any(self, names):
         """Condition (or flag): the provider has one of the traits."""
-        return provider_filter.has_any_trait(RP.c.id, self._ids(names))
+        return provider_filter.probes_any_trait(RP.c.id, self._ids(names))
 
     def _roots_with_root_traits(self, window):
         request = self.request
