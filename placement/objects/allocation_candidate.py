@@ -276,12 +276,17 @@ class _Narrowing:
         self.slots = []
         #: ``{sharing provider id: {root id}}`` of the current window.
         self.anchors = {}
+        #: Whether the current window bounds the providers: its
+        #: conditions are then looked up per provider
+        #: (:func:`provider_filter.exists`).
+        self.per_provider = False
 
     def narrow(self, window):
         """Ids of the roots in ``window`` whose tree can fill every slot,
         and whose providers for the unsuffixed group can meet its
         traits; the slots and anchors are then those of the window."""
         tree_within = _within(window, _ROOT_ID)
+        self.per_provider = bool(tree_within)
         found = {}
         self.slots = []
         for group in self.request.groups:
@@ -417,7 +422,7 @@ class _Narrowing:
     def _serving(self, resources):
         """Conditions: the provider can serve ``resources`` on its own."""
         return [provider_filter.has_capacity(
-            RP.c.id, self.class_ids[name], amount)
+            RP.c.id, self.class_ids[name], amount, self.per_provider)
             for name, amount in resources.items()]
 
     def _group_conditions(self, group, allocating):
@@ -463,7 +468,8 @@ class _Narrowing:
 
     def _has_any(self, names):
         """Condition (or flag): the provider has one of the traits."""
-        return provider_filter.probes_any_trait(RP.c.id, self._ids(names))
+        return provider_filter.has_any_trait(RP.c.id, self._ids(names),
+                                             self.per_provider)
 
     def _roots_with_root_traits(self, window):
         request = self.request
