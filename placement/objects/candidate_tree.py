@@ -44,10 +44,10 @@ class Provider(typing.NamedTuple):
     traits: tuple
 
 
-@dataclasses.dataclass(frozen=True)
-class Slot:
+class Slot(typing.NamedTuple):
     """One choice: the provider of one class of the unsuffixed group, or
-    the provider of a whole suffixed group (resourceless or not)."""
+    the provider of a whole suffixed group (resourceless or not); a
+    tuple: each tree of a large answer makes its own."""
 
     suffix: str
     #: ``{class name: amount}``; empty for a resourceless group.
