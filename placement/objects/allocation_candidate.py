@@ -30,10 +30,10 @@ of providers or of combinations (see ARCHITECTURE.md, "Known traps"):
    (shuffled when randomised), their trees loaded a batch at a
    time (:func:`_load_providers`, one query per batch, a row per
    provider, parents and roots found among the rows of the tree), and
-   each tree yields its candidates through
-   :func:`candidate_tree.candidates` (slots that cannot interact, as
-   those of the unsuffixed group alone, are combined directly, without
-   the walk).
+   each tree yields its candidates through the window's
+   :class:`candidate_tree.Search` (slots that cannot interact, as those
+   of the unsuffixed group alone, are combined directly, without the
+   walk).
    ``depth-first`` exhausts a tree before the next; ``breadth-first``
    takes one candidate from each tree in turn. Everything stops at the
    limit.
@@ -637,12 +637,15 @@ class _Trees:
             self._load(self.narrowing.sharing[provider_id]
                        for provider_id in self.narrowing.anchors)
             shared_with = self._shared_with()
+            search = candidate_tree.Search(
+                [candidate_tree.Slot(slot.group.suffix, slot.resources, ())
+                 for slot in self.narrowing.slots],
+                self.rules, self.providers, memo)
             for batch in _batches(roots, size):
                 self._load(batch)
                 for root in batch:
-                    yield root, candidate_tree.candidates(
-                        root, self._slots(root, shared_with[root]),
-                        self.rules, self.providers, memo)
+                    yield root, search.candidates(
+                        root, self._options(root, shared_with[root]))
                 size = min(len(batch) * 2, MOST_BATCH)
 
     def _shared_with(self):
@@ -665,18 +668,16 @@ class _Trees:
         for provider in sorted(loaded.values(), key=lambda p: p.id):
             self.by_root[provider.root_id].append(provider)
 
-    def _slots(self, root, shared):
-        """The slots of the request for the tree of ``root``: unsuffixed
-        first, each with its options in that tree or ``shared`` with it."""
+    def _options(self, root, shared):
+        """The options of each slot of the request (unsuffixed first) in
+        the tree of ``root`` or ``shared`` with it."""
         tree = [provider.id for provider in self.by_root[root]]
-        slots = []
+        options = []
         for slot in self.narrowing.slots:
             reachable = tree + shared if slot.group.resources else tree
-            options = tuple(dict.fromkeys(
-                p for p in reachable if p in slot.roots))
-            slots.append(candidate_tree.Slot(slot.group.suffix,
-                                             slot.resources, options))
-        return slots
+            options.append(tuple(dict.fromkeys(
+                p for p in reachable if p in slot.roots)))
+        return options
 
     def summaries(self, chosen):
         """Summaries of every provider of the trees of ``chosen`` and of

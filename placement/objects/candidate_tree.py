@@ -3,10 +3,10 @@
 SQL has already narrowed, per request group and resource class, the
 providers that can serve it on their own (capacity, min/max/step, the
 group's traits and aggregates). What is left is combinatorial and done
-here, in plain Python, lazily: :func:`candidates` is a generator that
-makes one choice per :class:`Slot` (depth first, pruning as soon as a
-partial choice breaks a rule), so asking for ten candidates of a wide
-tree costs about ten candidates of work, not every combination.
+here, in plain Python, lazily: :meth:`Search.candidates` is a generator
+that makes one choice per :class:`Slot` (depth first, pruning as soon
+as a partial choice breaks a rule), so asking for ten candidates of a
+wide tree costs about ten candidates of work, not every combination.
 
 The rules checked here are those that involve several providers at
 once: capacity and max_unit summed over groups that take the same class
@@ -201,24 +201,114 @@ class Memo:
         return self._amounts.setdefault(tuple(amounts.items()), amounts)
 
 
-def _candidate(slots, chosen, providers, memo):
-    allocations = {}
-    mappings = {}
-    for slot, provider_id in zip(slots, chosen, strict=True):
-        uuid = providers[provider_id].uuid
-        mapped = mappings.setdefault(slot.suffix, [])
-        if uuid not in mapped:
-            mapped.append(uuid)
-        if slot.resources:
-            amounts = allocations.setdefault(uuid, {})
-            for name, amount in slot.resources.items():
-                amounts[name] = amounts.get(name, 0) + amount
-    for uuids in mappings.values():
-        uuids.sort()
-    for uuid, amounts in allocations.items():
-        allocations[uuid] = memo.amounts(amounts)
-    return candidate_request.Candidate(allocations=allocations,
-                                       mappings=mappings)
+def candidates(root_id, slots, rules, providers, memo=None):
+    """Yield the distinct candidates of the tree of ``root_id``: a
+    :class:`Search` of ``slots`` and their options alone."""
+    return Search(slots, rules, providers, memo).candidates(
+        root_id, [slot.options for slot in slots])
+
+
+class Search:
+    """The candidates of the trees of one window of roots.
+
+    What does not depend on the tree is worked out once: the checks the
+    rules make, whether the slots are independent, and the layout of a
+    candidate (which slots take from one provider, what it gives).
+    ``slots`` are ordered with the unsuffixed group's first, so that its
+    trait rule prunes early (their options are given per tree);
+    ``providers`` maps id to :class:`Provider` for every option.
+
+    A candidate must use a provider of the tree itself (one using only
+    sharing providers of other trees is produced for the tree of those
+    providers). Two ways of choosing that allocate the same amounts on
+    the same providers and map the groups to the same providers are one
+    candidate; without ``rules.mappings`` the first mapping found is
+    kept.
+
+    The searches of one request share a :class:`Memo`. Only a candidate
+    that uses one of its sharing providers can equal one of another tree
+    (the options of a tree are its own providers and sharing ones): the
+    keys of those are kept in the memo; the keys of the others only
+    while their tree is walked, and not at all when each slot has one
+    option (one choice). Keys cost more than their candidates: keeping
+    every one of a large answer set its peak memory.
+    """
+
+    def __init__(self, slots, rules, providers, memo=None):
+        self.slots = slots
+        self.rules = rules
+        self.providers = providers
+        self.memo = Memo() if memo is None else memo
+        self.checks = _Checks(slots, rules, providers)
+        self.independent = _independent(slots, rules)
+        #: ``{pattern: layout}`` (:meth:`_layout`).
+        self._layouts = {}
+
+    def candidates(self, root_id, options):
+        """Yield the distinct candidates of the tree of ``root_id``,
+        ``options`` giving the ids each slot may choose, in preference
+        order."""
+        providers = self.providers
+        sharing = self.memo.sharing
+        # One option a slot: one choice, no duplicate within the tree.
+        single = all(len(choices) == 1 for choices in options)
+        seen_here = set()
+        if self.independent:
+            found = _combinations(options, self.checks)
+        else:
+            found = _choices(self.slots, options, self.rules, providers,
+                             self.checks)
+        for chosen in found:
+            if not any(providers[p].root_id == root_id for p in chosen):
+                continue
+            candidate = self._candidate(chosen)
+            if any(p in sharing for p in chosen):
+                keys = self.memo.seen
+            elif single:
+                yield candidate
+                continue
+            else:
+                keys = seen_here
+            key = _key(candidate, self.rules.mappings)
+            if key not in keys:
+                keys.add(key)
+                yield candidate
+
+    def _candidate(self, chosen):
+        # Which slots chose the same provider: each slot's first slot of
+        # its provider.
+        pattern = tuple(map(chosen.index, chosen))
+        layout = self._layouts.get(pattern)
+        if layout is None:
+            layout = self._layouts[pattern] = self._layout(pattern)
+        allocating, mapped = layout
+        uuids = [self.providers[provider_id].uuid for provider_id in chosen]
+        return candidate_request.Candidate(
+            allocations={uuids[first]: amounts
+                         for first, amounts in allocating},
+            mappings={suffix: sorted(uuids[first] for first in firsts)
+                      for suffix, firsts in mapped})
+
+    def _layout(self, pattern):
+        """``(allocating, mapped)`` of candidates whose slots chose the
+        same providers as ``pattern`` says: ``(first slot, {class:
+        amount})`` of each provider allocated from, in the order of the
+        slots; ``(suffix, (first slot, ...))`` of each group, a first
+        slot for each provider that satisfies it."""
+        allocating = {}
+        mapped = {}
+        for slot, first in zip(self.slots, pattern, strict=True):
+            firsts = mapped.setdefault(slot.suffix, [])
+            if first not in firsts:
+                firsts.append(first)
+            if slot.resources:
+                amounts = allocating.setdefault(first, {})
+                for name, amount in slot.resources.items():
+                    amounts[name] = amounts.get(name, 0) + amount
+        return (tuple((first, self.memo.amounts(amounts))
+                      for first, amounts in allocating.items()),
+                tuple((suffix, tuple(firsts))
+                      for suffix, firsts in mapped.items()))
 
 
 def _key(candidate, with_mappings):
@@ -229,52 +319,6 @@ def _key(candidate, with_mappings):
         return allocations
     return allocations, frozenset((suffix, tuple(uuids)) for suffix, uuids
                                   in candidate.mappings.items())
-
-
-def candidates(root_id, slots, rules, providers, memo=None):
-    """Yield the distinct candidates of the tree of ``root_id``.
-
-    ``slots`` are ordered with the unsuffixed group's first, so that its
-    trait rule prunes early; ``providers`` maps id to :class:`Provider`
-    for every option. A candidate must use a provider of the tree itself
-    (one using only sharing providers of other trees is produced for the
-    tree of those providers). Two ways of choosing that allocate the same
-    amounts on the same providers and map the groups to the same
-    providers are one candidate; without ``rules.mappings`` the first
-    mapping found is kept.
-
-    The generators of the trees of one request share a :class:`Memo`.
-    Only a candidate that uses one of its sharing providers can equal
-    one of another tree (the options of a tree are its own providers and
-    sharing ones): the keys of those are kept in the memo; the keys of
-    the others only while their tree is walked, and not at all when each
-    slot has one option (one choice). Keys cost more than their
-    candidates: keeping every one of a large answer set its peak memory.
-    """
-    checks = _Checks(slots, rules, providers)
-    memo = Memo() if memo is None else memo
-    # One option a slot: one choice, no duplicate within the tree.
-    single = all(len(slot.options) == 1 for slot in slots)
-    seen_here = set()
-    if _independent(slots, rules):
-        choices = _combinations(slots, checks)
-    else:
-        choices = _choices(slots, rules, providers, checks)
-    for chosen in choices:
-        if not any(providers[p].root_id == root_id for p in chosen):
-            continue
-        candidate = _candidate(slots, chosen, providers, memo)
-        if any(p in memo.sharing for p in chosen):
-            keys = memo.seen
-        elif single:
-            yield candidate
-            continue
-        else:
-            keys = seen_here
-        key = _key(candidate, rules.mappings)
-        if key not in keys:
-            keys.add(key)
-            yield candidate
 
 
 def _independent(slots, rules):
@@ -288,21 +332,22 @@ def _independent(slots, rules):
     return len(names) == len(set(names))
 
 
-def _combinations(slots, checks):
+def _combinations(options, checks):
     """:func:`_choices` for :func:`_independent` slots (the unsuffixed
     group alone, the common case): every combination of the options (each
     of which SQL found able to serve its slot alone) that passes the
     checks, in the walk's order, without the walk's bookkeeping."""
-    if slots:
-        for chosen in itertools.product(*(slot.options for slot in slots)):
+    if options:
+        for chosen in itertools.product(*options):
             if checks.hold_all(chosen):
                 yield chosen
 
 
-def _choices(slots, rules, providers, checks):
-    """Yield every valid choice (a list of provider ids, one per slot)."""
+def _choices(slots, options, rules, providers, checks):
+    """Yield every valid choice (a list of provider ids, one per slot,
+    from its ``options``)."""
     choice = _Choice(providers)
-    iterators = [iter(slots[0].options)] if slots else []
+    iterators = [iter(options[0])] if slots else []
     while iterators:
         index = len(iterators) - 1
         slot = slots[index]
@@ -320,4 +365,4 @@ def _choices(slots, rules, providers, checks):
         if index + 1 == len(slots):
             yield list(choice.chosen)
         else:
-            iterators.append(iter(slots[index + 1].options))
+            iterators.append(iter(options[index + 1]))

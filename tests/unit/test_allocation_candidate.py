@@ -247,3 +247,18 @@ def test_breadth_first_first_round_is_lazy():
 def test_batches_grow():
     assert [len(batch) for batch in allocation_candidate._batches(
         list(range(100)), 10)] == [10, 20, 40, 30]
+
+
+def test_one_search_serves_every_tree_of_a_window():
+    """A window's :class:`Search` (checks and layouts worked out once)
+    gives each tree what a search of that tree alone gives."""
+    providers = {**tree((2, 1)), **tree((12, 11), root_id=11)}
+    shape = [Slot('', {'VF': 1}, ()), Slot('', {'DISK': 1}, ())]
+    search = candidate_tree.Search(shape, Rules(), providers)
+    for root_id, options in ((1, [(1, 2), (2,)]), (11, [(12,), (11, 12)])):
+        alone = run(providers, [slot._replace(options=choices)
+                                for slot, choices in zip(shape, options,
+                                                         strict=True)],
+                    root_id=root_id)
+        assert list(search.candidates(root_id, options)) == alone
+        assert len(alone) == 2
