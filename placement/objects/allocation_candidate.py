@@ -398,17 +398,21 @@ class _Narrowing:
                 in_window |= RP.c.id.in_(sorted(self.sharing))
             query = query.where(in_window)
         found = [({}, {}) for _ in slots]
-        # One frozenset for each combination of trait sets met: a set per
-        # provider was most of the memory of a large narrowing.
+        # One frozenset for each combination of trait sets met (keyed by
+        # the row's flags): a set per provider was most of the memory of
+        # a large narrowing.
         combinations = {}
-        for provider_id, root, *columns in self.conn.execute(query):
-            serves = columns[:len(flags)] or (True,)
-            has = columns[len(flags):]
+        traits_at = 2 + len(flags)
+        for row in self.conn.execute(query):
+            provider_id, root = row[0], row[1]
+            serves = row[2:traits_at] if flags else (True,)
             met = None
             if collective:
-                met = frozenset(index for index, flag in enumerate(has)
-                                if flag)
-                met = combinations.setdefault(met, met)
+                has = row[traits_at:]
+                met = combinations.get(has)
+                if met is None:
+                    met = combinations[has] = frozenset(
+                        index for index, flag in enumerate(has) if flag)
             for (roots, traits_met), serving in zip(found, serves,
                                                     strict=True):
                 if serving:
