@@ -636,17 +636,18 @@ class _Trees:
         memo = candidate_tree.Memo(self.narrowing.sharing)
         size = FIRST_BATCH if limit is None else min(limit, MOST_BATCH)
         for roots in windows:
-            # The trees of the window's sharing providers, whole: their
-            # summaries show them.
-            self._load(self.narrowing.sharing[provider_id]
-                       for provider_id in self.narrowing.anchors)
+            # The trees of the window's sharing providers, whole (their
+            # summaries show them), come with the first batch.
+            sharing_roots = [self.narrowing.sharing[provider_id]
+                             for provider_id in self.narrowing.anchors]
             shared_with = self._shared_with()
             search = candidate_tree.Search(
                 [candidate_tree.Slot(slot.group.suffix, slot.resources, ())
                  for slot in self.narrowing.slots],
                 self.rules, self.providers, memo)
             for batch in _batches(roots, size):
-                self._load(batch)
+                self._load(sharing_roots + batch)
+                sharing_roots = []
                 for root in batch:
                     yield root, search.candidates(
                         root, self._options(root, shared_with[root]))
