@@ -95,8 +95,9 @@ def get_candidates(conn, request, conf):
     """
     limit = _limit(request, conf)
     randomize = conf.placement.randomize_allocation_candidates
-    narrowing = _Narrowing(conn, request)
-    trees = _Trees(conn, narrowing)
+    names = _Names(conn)
+    narrowing = _Narrowing(conn, request, names)
+    trees = _Trees(conn, narrowing, names)
     progress = _Progress()
     windows = (progress.narrowed(narrowing.narrow(window), randomize)
                for window in _windows(conn, limit, randomize, progress,
@@ -251,12 +252,17 @@ class _Narrowing:
     providers), or the single provider of a suffixed group.
     """
 
-    def __init__(self, conn, request):
+    def __init__(self, conn, request, names):
         self.conn = conn
         self.request = request
-        self.class_ids = resource_class.ids_by_name(
-            conn, {name for group in request.groups
-                   for name in group.resources})
+        asked = {name for group in request.groups
+                 for name in group.resources}
+        # Every class, read once for the ids asked and for the names of
+        # the inventories loaded (a small table).
+        self.class_ids = {name: class_id
+                          for class_id, name in names.classes.items()
+                          if name in asked}
+        resource_class.require_known(asked, self.class_ids)
         # The sharing trait's id too, in the same query: a literal id
         # lets PostgreSQL see how few providers have it.
         found, unknown = name_table.ids_by_name(
@@ -616,13 +622,13 @@ def _anchors(conn, sharing, shared_by, tree_within):
 class _Trees:
     """Trees loaded batch by batch, and the slots of each root."""
 
-    def __init__(self, conn, narrowing):
+    def __init__(self, conn, narrowing, names):
         self.conn = conn
         self.narrowing = narrowing
         self.rules = _rules(narrowing.request)
         self.by_root = collections.defaultdict(list)
         self.providers = {}
-        self.names = _Names(conn)
+        self.names = names
         self.by_uuid = {}
 
     def candidates_by_root(self, windows, limit):
