@@ -620,7 +620,8 @@ def _anchors(conn, sharing, shared_by, tree_within):
 
 
 class _Trees:
-    """Trees loaded batch by batch, and the slots of each root."""
+    """Trees loaded batch by batch, and the options of each slot in each
+    root's tree."""
 
     def __init__(self, conn, narrowing, names):
         self.conn = conn
