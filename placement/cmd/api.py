@@ -42,6 +42,10 @@ class _Server(gunicorn_base.BaseApplication):
         self.cfg.set('threads', self.conf.threads)
         self.cfg.set('worker_class', 'gthread')
         self.cfg.set('accesslog', None)
+        # A scheduler's query naming many aggregates or traits runs past
+        # gunicorn's 4,094-byte request line; upstream's servers take it
+        # (devstack's uWSGI a 64 KiB buffer). 0: no limit of gunicorn's.
+        self.cfg.set('limit_request_line', 0)
 
     def load(self):
         return deploy.loadapp(self.conf)
