@@ -56,6 +56,7 @@ import threading
 import time
 import uuid
 
+import os_traits
 import sqlalchemy as sa
 import urllib3
 
@@ -69,6 +70,11 @@ HEADERS = {'openstack-api-version': 'placement latest',
 #: The admin passes every rule but reshape, which needs the service role.
 SERVICE_HEADERS = {**HEADERS, 'x-roles': 'admin,service'}
 AVX2 = 'HW_CPU_X86_AVX2'
+SHARES = 'MISC_SHARES_VIA_AGGREGATE'
+#: The flat queries' resources: the member_of one's (with its trait)
+#: and the resources-only one's.
+FLAT = f'resources=VCPU:2,MEMORY_MB:2048,DISK_GB:20&required={AVX2}'
+SMALL = 'resources=VCPU:1,MEMORY_MB:512'
 CUSTOM_TRAITS = ('CUSTOM_BENCH_GOLD', 'CUSTOM_PHYSNET_A', 'CUSTOM_PHYSNET_B')
 NET_GROUP = ('SRIOV_NET_VF:1,NET_BW_EGR_KILOBIT_PER_SEC:1000')
 NESTED_QUERY = (
@@ -407,7 +413,7 @@ def load_flat(client, args):
     for i in range(args.sharing):
         agg = aggs[i % len(aggs)]
         rp, gen = client.provider(
-            f'shared-disk-{i}', {'MISC_SHARES_VIA_AGGREGATE'}, [agg])
+            f'shared-disk-{i}', {SHARES}, [agg])
         client.set_inventories([(rp, gen, {'DISK_GB': _inventory(100000)})])
         sharing[agg] = rp
 
@@ -554,18 +560,41 @@ def measure(http, server, name, path, args):
 
 def flat_queries(member_of):
     aggregates = f'member_of=in:{",".join(member_of)}'
-    flat = (f'resources=VCPU:2,MEMORY_MB:2048,DISK_GB:20&{aggregates}'
-            f'&required={AVX2}')
-    small = 'resources=VCPU:1,MEMORY_MB:512'
+    flat = f'{FLAT}&{aggregates}'
     return [
         ('flat member_of+required limit=1000',
          f'{CANDIDATES}?{flat}&limit=1000'),
         ('flat member_of+required unlimited', f'{CANDIDATES}?{flat}'),
-        ('flat resources-only limit=1000', f'{CANDIDATES}?{small}&limit=1000'),
-        ('flat resources-only unlimited', f'{CANDIDATES}?{small}'),
-        ('providers resources', f'{PROVIDERS}?{small}'),
+        ('flat resources-only limit=1000', f'{CANDIDATES}?{SMALL}&limit=1000'),
+        ('flat resources-only unlimited', f'{CANDIDATES}?{SMALL}'),
+        ('providers resources', f'{PROVIDERS}?{SMALL}'),
         ('providers member_of+required',
          f'{PROVIDERS}?{aggregates}&required={AVX2}'),
+        *bad_input_queries(member_of),
+    ]
+
+
+def bad_input_queries(member_of):
+    """Requests that must answer about as fast as the ones beside them
+    (issue 11, "Bad input"): a limit beyond any integer (as unlimited),
+    2,000 aggregates named, every standard trait but one forbidden (as
+    resources-only ``limit=1000``), and requests matching nothing."""
+    unknown = [str(uuid.UUID(int=index + 1)) for index in range(2000)]
+    many = f'member_of=in:{",".join([*member_of, *unknown])}'
+    forbidden = ','.join(f'!{name}' for name in sorted(os_traits.get_traits())
+                         if name not in (AVX2, SHARES))
+    return [
+        ('bad input: limit beyond any integer',
+         f'{CANDIDATES}?{FLAT}&member_of=in:{",".join(member_of)}'
+         f'&limit={10 ** 30}'),
+        ('bad input: 2,005 aggregates, limit=1000',
+         f'{CANDIDATES}?{FLAT}&{many}&limit=1000'),
+        ('bad input: all traits forbidden, limit=1000',
+         f'{CANDIDATES}?{SMALL}&required={forbidden}&limit=1000'),
+        ('bad input: nothing fits, limit=1000',
+         f'{CANDIDATES}?resources=VCPU:100000&limit=1000'),
+        ('bad input: unknown aggregate, limit=1000',
+         f'{CANDIDATES}?{SMALL}&member_of={unknown[0]}&limit=1000'),
     ]
 
 
