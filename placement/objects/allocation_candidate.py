@@ -3,6 +3,10 @@
 The cost must follow the number of candidates asked for, not the number
 of providers or of combinations (see ARCHITECTURE.md, "Known traps"):
 
+A request that cannot match anything, as one naming an amount no
+inventory holds or a trait no provider has, is answered at once
+(:meth:`_Narrowing.may_match`). Otherwise:
+
 0. *Windows* (:func:`_windows`): with a limit, the roots are searched a
    window of ids at a time (the first as large as the limit, or as
    many more as the aggregates the request names are rare, each next
@@ -82,6 +86,8 @@ FIRST_WINDOW = 64
 #: SAMPLE.
 SAMPLE_PER_LIMIT = 16
 SAMPLE = 4096
+#: The most tests of :meth:`_Narrowing.may_match` (columns of one row).
+MOST_TESTS = 32
 #: More ids than a provider id (a 32-bit integer) can span: the most
 #: roots a window or a sample is sized to, whatever the limit.
 MOST_IDS = 2 ** 31
@@ -97,6 +103,8 @@ def get_candidates(conn, request, conf):
     randomize = conf.placement.randomize_allocation_candidates
     names = _Names(conn)
     narrowing = _Narrowing(conn, request, names)
+    if not narrowing.may_match():
+        return candidate_request.Candidates(candidates=[], summaries={})
     trees = _Trees(conn, narrowing, names)
     progress = _Progress()
     windows = (progress.narrowed(narrowing.narrow(window), randomize)
@@ -317,6 +325,39 @@ class _Narrowing:
         return {root for root in roots
                 if (after is None or root > after)
                 and (last is None or root <= last)}
+
+    def may_match(self):
+        """False when the request can match nothing: a group asks for an
+        amount that no inventory could hold even unallocated, or names
+        only aggregates or traits that no provider is in or has.
+
+        Otherwise a request with a limit that matches nothing searches
+        every window of roots before it answers (200 ms at 10,000
+        providers): here one statement of uncorrelated EXISTS, each an
+        index range that stops at its first row, of at most
+        :data:`MOST_TESTS` (the first ones, which is enough to be right:
+        each test is only a necessary condition).
+        """
+        groups = self.request.groups
+        tests = {}
+        for uuids in (uuids for group in groups for uuids in group.member_of):
+            ids = self._known_ids(uuids)
+            if not ids:
+                return False
+            tests['aggregates', *ids] = sa.exists().where(
+                _RP_AGG.c.aggregate_id.in_(ids))
+        for names in (*self.request.root_required,
+                      *(names for group in groups
+                        for names in group.required_traits)):
+            ids = sorted(self._ids(names))
+            tests['traits', *ids] = sa.exists().where(
+                _RP_TRAIT.c.trait_id.in_(ids))
+        for group in groups:
+            for name, amount in group.resources.items():
+                tests[name, amount] = provider_filter.could_ever_fit(
+                    self.class_ids[name], amount)
+        tests = list(tests.values())[:MOST_TESTS]
+        return not tests or all(self.conn.execute(sa.select(*tests)).one())
 
     def members_share(self, after, limit):
         """The share of the providers after id ``after`` that are in an

@@ -120,18 +120,20 @@ def _each_of(groups):
     return single, [group for group in groups if len(group) > 1]
 
 
-def _fits(class_id, amount):
+def _fits(class_id, amount, now=True):
     """Conditions on an inventory row: ``amount`` of the class fits the
-    capacity left ((total - reserved) * allocation_ratio - used) and the
-    inventory's min_unit, max_unit and step_size."""
-    used = (sa.select(sa.func.coalesce(sa.func.sum(_ALLOC.c.used), 0))
-            .where(_ALLOC.c.resource_provider_id
-                   == _INV.c.resource_provider_id,
-                   _ALLOC.c.resource_class_id == class_id)
-            .scalar_subquery())
+    capacity ((total - reserved) * allocation_ratio, less what is used
+    if ``now``) and the inventory's min_unit, max_unit and step_size."""
     amount = sa.literal(amount, sa.Integer)
+    needed = amount
+    if now:
+        needed = (sa.select(sa.func.coalesce(sa.func.sum(_ALLOC.c.used), 0))
+                  .where(_ALLOC.c.resource_provider_id
+                         == _INV.c.resource_provider_id,
+                         _ALLOC.c.resource_class_id == class_id)
+                  .scalar_subquery()) + amount
     return [_INV.c.resource_class_id == class_id,
-            used + amount <= (
+            needed <= (
                 (_INV.c.total - _INV.c.reserved) * _INV.c.allocation_ratio),
             _INV.c.min_unit <= amount,
             _INV.c.max_unit >= amount,
@@ -147,6 +149,13 @@ def with_capacity(class_id, amount):
     """Ids of the providers that can serve ``amount`` of a class now."""
     return sa.select(_INV.c.resource_provider_id).where(
         *_fits(class_id, amount))
+
+
+def could_ever_fit(class_id, amount):
+    """Condition: some inventory could serve ``amount`` of a class were
+    nothing allocated from it (an index range of the class, stopping at
+    the first that can)."""
+    return sa.exists(sa.select(1).where(*_fits(class_id, amount, now=False)))
 
 
 def has_capacity(provider_id, class_id, amount, per_provider=False):

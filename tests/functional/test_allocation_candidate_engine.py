@@ -652,14 +652,7 @@ def test_a_first_window_holds_as_many_more_roots_as_aggregates_are_rare(
     roots (3 x 19 / 5), which hold H00 and H06 (two candidates each: the
     root or its NUMA node), H03 and H09, rather than 3 (SS, H00 and H01:
     two candidates)."""
-    windows = []
-    narrow = allocation_candidate._Narrowing.narrow
-
-    def counted(narrowing, window):
-        windows.append(window)
-        return narrow(narrowing, window)
-
-    monkeypatch.setattr(allocation_candidate._Narrowing, 'narrow', counted)
+    windows = _narrowed_windows(monkeypatch)
     group = Group(resources={'VCPU': 1},
                   member_of=({many_roots.aggregates['aggA']},))
     with many_roots.db.reader() as conn:
@@ -676,6 +669,62 @@ def test_a_first_window_holds_as_many_more_roots_as_aggregates_are_rare(
         assert conn.scalar(sa.select(sa.func.count()).where(
             RP.c.parent_provider_id.is_(None), RP.c.id > after,
             RP.c.id <= last)) == 11
+
+
+def _narrowed_windows(monkeypatch):
+    """The windows the searches narrow from now on, in a list."""
+    windows = []
+    narrow = allocation_candidate._Narrowing.narrow
+
+    def counted(narrowing, window):
+        windows.append(window)
+        return narrow(narrowing, window)
+
+    monkeypatch.setattr(allocation_candidate._Narrowing, 'narrow', counted)
+    return windows
+
+
+NO_SUCH = frozenset({'HW_CPU_X86_SSE'})     # a trait no provider has
+MATCHING_NOTHING = {
+    'more than any inventory holds': dict(
+        groups=(Group(resources={'VCPU': 5}),)),
+    'a trait no provider has': dict(
+        groups=(Group(resources={'VCPU': 1}, required_traits=(NO_SUCH,)),)),
+    'a root trait no provider has': dict(
+        groups=(Group(resources={'VCPU': 1}),), root_required=(NO_SUCH,)),
+    'an aggregate that does not exist': dict(
+        groups=(Group(resources={'VCPU': 1},
+                      member_of=(frozenset({str(uuid.uuid4())}),)),)),
+    'a suffixed group of a trait no provider has': dict(
+        groups=(Group(resources={'VCPU': 1}),
+                Group('1', required_traits=(NO_SUCH,)))),
+}
+
+
+@pytest.mark.parametrize('name', sorted(MATCHING_NOTHING))
+def test_a_request_that_can_match_nothing_searches_no_window(
+        many_roots, monkeypatch, name):
+    """A condition that no row of the cloud meets answers at once, rather
+    than after every window of roots was searched."""
+    windows = _narrowed_windows(monkeypatch)
+    with many_roots.db.reader() as conn:
+        found = allocation_candidate.get_candidates(
+            conn, Request(limit=3, **MATCHING_NOTHING[name]), conf())
+    assert (found.candidates, found.summaries, windows) == ([], {}, [])
+
+
+def test_conditions_met_apart_but_not_together_are_searched(
+        many_roots, monkeypatch):
+    """VCPU:3 fits the NUMA nodes, AVX2 is on hosts: each exists, no
+    provider has both, and only the windows' search can tell."""
+    windows = _narrowed_windows(monkeypatch)
+    group = Group('1', {'VCPU': 3},
+                  required_traits=(frozenset({'HW_CPU_X86_AVX2'}),))
+    with many_roots.db.reader() as conn:
+        found = allocation_candidate.get_candidates(
+            conn, Request(groups=(group,), limit=3), conf())
+    assert found.candidates == []
+    assert len(windows) > 1
 
 
 @pytest.mark.parametrize('params', WINDOW_REQUESTS)
