@@ -26,10 +26,10 @@ inventory holds or a trait no provider has, is answered at once
    request, the roots they are shared with (those of the window's
    providers in an aggregate with them) one a window, the ids of the
    aggregates named one a request. The roots that can serve
-   every slot are intersected in Python; the same queries flag which
-   providers have the unsuffixed group's required traits, so that roots
-   whose providers cannot meet them together are dropped before their
-   trees are loaded; and ``root_required`` is one query on roots.
+   every slot are intersected in Python; the same queries tell which of
+   the unsuffixed group's required traits each provider has, so that
+   roots whose providers cannot meet them together are dropped before
+   their trees are loaded; and ``root_required`` is one query on roots.
 2. *Assembly*, lazily: the roots of a window are walked in order
    (shuffled when randomised), their trees loaded a batch at a
    time (:func:`_load_providers`, one query per batch, a row per
@@ -421,7 +421,8 @@ class _Narrowing:
         query: the providers of the window (``tree_within``), and the
         sharing ones, that pass the group's conditions, each with a flag
         per slot (can it serve that slot's resources on its own?) and,
-        in the unsuffixed group, per required trait set of it.
+        in the unsuffixed group, the traits of its required sets that
+        the provider has.
 
         Every condition is a probe of the provider's own rows: a window
         costs what its providers cost, whatever the size of the cloud.
@@ -433,10 +434,13 @@ class _Narrowing:
         # each): flags.
         flags = ([sa.and_(*conditions) for conditions in serving]
                  if len(slots) > 1 else [])
-        query = sa.select(
-            RP.c.id, _ROOT_ID, *flags,
-            *(self._has_any(names) for names in collective),
-        ).where(*self._group_conditions(group, bool(group.resources)))
+        # The ids of each trait set, and the traits of them the provider
+        # has, in one column however many the sets are.
+        collective_ids = [frozenset(self._ids(names)) for names in collective]
+        held = ([_folded_traits(sorted(frozenset().union(*collective_ids)))]
+                if collective else [])
+        query = sa.select(RP.c.id, _ROOT_ID, *flags, *held).where(
+            *self._group_conditions(group, bool(group.resources)))
         if not flags:
             query = query.where(*serving[0])
         if tree_within:
@@ -446,7 +450,7 @@ class _Narrowing:
             query = query.where(in_window)
         found = [({}, {}) for _ in slots]
         # One frozenset for each combination of trait sets met (keyed by
-        # the row's flags): a set per provider was most of the memory of
+        # the traits held): a set per provider was most of the memory of
         # a large narrowing.
         combinations = {}
         traits_at = 2 + len(flags)
@@ -455,11 +459,13 @@ class _Narrowing:
             serves = row[2:traits_at] if flags else (True,)
             met = None
             if collective:
-                has = row[traits_at:]
-                met = combinations.get(has)
+                folded = row[traits_at]
+                met = combinations.get(folded)
                 if met is None:
-                    met = combinations[has] = frozenset(
-                        index for index, flag in enumerate(has) if flag)
+                    ids = set(map(int, folded.split(','))) if folded else ()
+                    met = combinations[folded] = frozenset(
+                        index for index, trait_ids in enumerate(collective_ids)
+                        if not trait_ids.isdisjoint(ids))
             for (roots, traits_met), serving in zip(found, serves,
                                                     strict=True):
                 if serving:
@@ -484,14 +490,16 @@ class _Narrowing:
         with resources are checked on its providers together, later.
         """
         spans_root = not group.suffix
+        single, any_of = provider_filter.each_of(group.member_of)
         conditions = [self._member_of(aggregates, spans_root)
-                      for aggregates in group.member_of]
+                      for aggregates in any_of]
+        if single:
+            conditions.append(self._member_of_each(single, spans_root))
         if group.forbidden_aggregates:
             conditions.append(~self._member_of(
                 group.forbidden_aggregates, spans_root))
         if group.suffix or not allocating:
-            conditions += [self._has_any(names)
-                           for names in group.required_traits]
+            conditions += self._has_each(group.required_traits)
         if group.forbidden_traits:
             conditions.append(~self._has_any(group.forbidden_traits))
         if group.in_tree is not None:
@@ -509,6 +517,25 @@ class _Narrowing:
                 _ROOT_ID != RP.c.id, _in_any_aggregate(_ROOT_ID, ids))
         return condition
 
+    def _member_of_each(self, aggregate_uuids, spans_root):
+        """Condition: the provider (or, if ``spans_root``, its root) is
+        in every one of the aggregates.
+
+        One condition however many they are: a condition each nests
+        beyond SQLite's 1,000 levels with a thousand, and makes
+        PostgreSQL plan a join each. One aggregate keeps its probe.
+        """
+        if len(aggregate_uuids) == 1:
+            return self._member_of(aggregate_uuids, spans_root)
+        ids = self._known_ids(aggregate_uuids)
+        if len(ids) < len(aggregate_uuids):
+            return sa.false()
+        members = [RP.c.id, _ROOT_ID] if spans_root else [RP.c.id]
+        return sa.select(
+            sa.func.count(sa.distinct(_RP_AGG.c.aggregate_id))).where(
+                _RP_AGG.c.resource_provider_id.in_(members),
+                _RP_AGG.c.aggregate_id.in_(ids)).scalar_subquery() == len(ids)
+
     def _known_ids(self, aggregate_uuids):
         """The sorted ids of those of ``aggregate_uuids`` that exist."""
         return sorted({self.aggregate_ids[uuid] for uuid in aggregate_uuids
@@ -517,6 +544,19 @@ class _Narrowing:
     def _ids(self, names):
         return [self.trait_ids[name] for name in names]
 
+    def _has_each(self, trait_sets):
+        """Conditions: the provider has one trait of each set; the traits
+        of sets of one are one condition however many (as for
+        :meth:`_member_of_each`)."""
+        single, any_of = provider_filter.each_of(trait_sets)
+        conditions = [self._has_any(names) for names in any_of]
+        if len(single) == 1:
+            conditions.append(self._has_any(single))
+        elif single:
+            conditions.append(provider_filter.has_every_trait(
+                RP.c.id, sorted(self._ids(single))))
+        return conditions
+
     def _has_any(self, names):
         """Condition (or flag): the provider has one of the traits."""
         return provider_filter.has_any_trait(RP.c.id, self._ids(names),
@@ -524,8 +564,7 @@ class _Narrowing:
 
     def _roots_with_root_traits(self, window):
         request = self.request
-        conditions = [self._has_any(names)
-                      for names in request.root_required]
+        conditions = self._has_each(request.root_required)
         if request.root_forbidden:
             conditions.append(~self._has_any(request.root_forbidden))
         query = sa.select(RP.c.id).where(
@@ -815,12 +854,15 @@ def _folded_inventories():
             .scalar_subquery())
 
 
-def _folded_traits():
-    """The provider's trait ids joined by ``,`` (None without any)."""
+def _folded_traits(trait_ids=None):
+    """The provider's trait ids (of ``trait_ids`` only, if given) joined
+    by ``,`` (None without any)."""
+    conditions = [_RP_TRAIT.c.resource_provider_id == RP.c.id]
+    if trait_ids is not None:
+        conditions.append(_RP_TRAIT.c.trait_id.in_(trait_ids))
     return (sa.select(sa.func.aggregate_strings(
         _text(_RP_TRAIT.c.trait_id), ','))
-        .where(_RP_TRAIT.c.resource_provider_id == RP.c.id)
-        .scalar_subquery())
+        .where(*conditions).scalar_subquery())
 
 
 #: The rows of :func:`_load_providers`; built once (its roots are an

@@ -113,7 +113,7 @@ def has_every_trait(provider_id, trait_ids):
         .having(sa.func.count() == len(trait_ids)))
 
 
-def _each_of(groups):
+def each_of(groups):
     """``(the members of the groups of one, the larger groups)``."""
     single = {member for group in groups if len(group) == 1
               for member in group}
@@ -167,7 +167,7 @@ def has_capacity(provider_id, class_id, amount, per_provider=False):
 
 
 def _aggregate_conditions(filters):
-    single, any_of = _each_of(filters.member_of)
+    single, any_of = each_of(filters.member_of)
     conditions = [in_any_aggregate(RP.c.id, group) for group in any_of]
     if single:
         conditions.append(in_every_aggregate(RP.c.id, sorted(single)))
@@ -181,7 +181,7 @@ def trait_conditions(conn, filters):
     """Conditions on :data:`RP` for the traits of ``filters``."""
     names = set(filters.forbidden_traits).union(*filters.required_traits)
     ids = trait.ids_by_name(conn, names)
-    single, any_of = _each_of(filters.required_traits)
+    single, any_of = each_of(filters.required_traits)
     conditions = [has_any_trait(RP.c.id, [ids[name] for name in group])
                   for group in any_of]
     if single:

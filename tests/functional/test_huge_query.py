@@ -2,6 +2,9 @@
 tools/fuzz_api.py as a 500 on some backend."""
 
 import pytest
+import sqlalchemy as sa
+
+from placement.db import models
 
 pytestmark = pytest.mark.db
 
@@ -64,3 +67,70 @@ def test_many_aggregates_to_be_in(api, provider, count, found):
     assert response.status_int == 200, response.text
     uuids = [rp['uuid'] for rp in response.json['resource_providers']]
     assert uuids == ([provider] if found else [])
+
+
+#: More filters than SQLite nests conditions (1,000) and PostgreSQL
+#: selects columns (1,664), had each been one.
+MANY = 1700
+MANY_TRAITS = [f'CUSTOM_MANY_{index}' for index in range(MANY)]
+MANY_AGGREGATES = _distinct_uuids(MANY)
+
+
+def _put(api, rp_uuid, rel, body):
+    generation = api.request(
+        'GET', f'/resource_providers/{rp_uuid}').json['generation']
+    response = api.request(
+        'PUT', f'/resource_providers/{rp_uuid}/{rel}',
+        body={**body, 'resource_provider_generation': generation})
+    assert response.status_int == 200, response.text
+
+
+@pytest.fixture
+def well_marked(api):
+    """A provider with every one of MANY_TRAITS and MANY_AGGREGATES; and
+    another, with CUSTOM_OTHER and in OTHER only."""
+    with api.db.writer() as conn:     # 1,701 PUT /traits take seconds
+        conn.execute(sa.insert(models.Trait.__table__), [
+            {'name': name} for name in [*MANY_TRAITS, 'CUSTOM_OTHER']])
+    marked, other = api.provider(), api.provider()
+    _put(api, marked, 'traits', {'traits': MANY_TRAITS})
+    _put(api, marked, 'aggregates', {'aggregates': MANY_AGGREGATES})
+    _put(api, other, 'traits', {'traits': ['CUSTOM_OTHER']})
+    _put(api, other, 'aggregates', {'aggregates': [AGGREGATE]})
+    return marked
+
+
+def _each(name, values):
+    return '&'.join(f'{name}={value}' for value in values)
+
+
+#: Filters each given one value at a time, all of which must hold, for
+#: the values given.
+EVERY_ONE = {
+    'required': lambda traits, _: _each('required', traits),
+    'root_required': lambda traits, _: 'root_required=' + ','.join(traits),
+    'required1': lambda traits, _: (
+        'resources1=VCPU:1&' + _each('required1', traits)),
+    'member_of': lambda _, aggregates: _each('member_of', aggregates),
+    'member_of1': lambda _, aggregates: (
+        'resources1=VCPU:1&' + _each('member_of1', aggregates)),
+}
+
+
+@pytest.mark.parametrize('limit', ['', '&limit=5'])
+@pytest.mark.parametrize('name', sorted(EVERY_ONE))
+def test_a_candidate_meeting_every_one_of_many_filters(
+        api, well_marked, name, limit):
+    """The provider with them all is found; with one more that only the
+    other provider meets, nothing is."""
+    def candidates(traits, aggregates):
+        query = EVERY_ONE[name](traits, aggregates)
+        response = api.request(
+            'GET', f'/allocation_candidates?resources=VCPU:1&{query}{limit}')
+        assert response.status_int == 200, response.text
+        return [list(candidate['allocations'])
+                for candidate in response.json['allocation_requests']]
+
+    assert candidates(MANY_TRAITS, MANY_AGGREGATES) == [[well_marked]]
+    assert candidates([*MANY_TRAITS, 'CUSTOM_OTHER'],
+                      [*MANY_AGGREGATES, AGGREGATE]) == []
