@@ -340,12 +340,15 @@ class _Narrowing:
         """
         groups = self.request.groups
         tests = {}
-        for uuids in (uuids for group in groups for uuids in group.member_of):
-            ids = self._known_ids(uuids)
-            if not ids:
+        for group in groups:
+            member_of = provider_filter.known_groups(group.member_of,
+                                                     self.aggregate_ids)
+            if member_of is None:
                 return False
-            tests['aggregates', *ids] = sa.exists().where(
-                _RP_AGG.c.aggregate_id.in_(ids))
+            for uuids in member_of:
+                ids = self._known_ids(uuids)
+                tests['aggregates', *ids] = sa.exists().where(
+                    _RP_AGG.c.aggregate_id.in_(ids))
         for names in (*self.request.root_required,
                       *(names for group in groups
                         for names in group.required_traits)):
@@ -490,7 +493,11 @@ class _Narrowing:
         with resources are checked on its providers together, later.
         """
         spans_root = not group.suffix
-        single, any_of = provider_filter.each_of(group.member_of)
+        member_of = provider_filter.known_groups(group.member_of,
+                                                 self.aggregate_ids)
+        if member_of is None:
+            return [sa.false()]
+        single, any_of = provider_filter.each_of(member_of)
         conditions = [self._member_of(aggregates, spans_root)
                       for aggregates in any_of]
         if single:
@@ -528,8 +535,6 @@ class _Narrowing:
         if len(aggregate_uuids) == 1:
             return self._member_of(aggregate_uuids, spans_root)
         ids = self._known_ids(aggregate_uuids)
-        if len(ids) < len(aggregate_uuids):
-            return sa.false()
         members = [RP.c.id, _ROOT_ID] if spans_root else [RP.c.id]
         return sa.select(
             sa.func.count(sa.distinct(_RP_AGG.c.aggregate_id))).where(
