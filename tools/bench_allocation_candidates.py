@@ -71,9 +71,9 @@ HEADERS = {'openstack-api-version': 'placement latest',
 SERVICE_HEADERS = {**HEADERS, 'x-roles': 'admin,service'}
 AVX2 = 'HW_CPU_X86_AVX2'
 SHARES = 'MISC_SHARES_VIA_AGGREGATE'
-#: The flat queries' resources: the member_of one's (with its trait)
-#: and the resources-only one's.
-FLAT = f'resources=VCPU:2,MEMORY_MB:2048,DISK_GB:20&required={AVX2}'
+#: The resources of the flat member_of+required query and of the
+#: resources-only one.
+FLAT = 'resources=VCPU:2,MEMORY_MB:2048,DISK_GB:20'
 SMALL = 'resources=VCPU:1,MEMORY_MB:512'
 CUSTOM_TRAITS = ('CUSTOM_BENCH_GOLD', 'CUSTOM_PHYSNET_A', 'CUSTOM_PHYSNET_B')
 NET_GROUP = ('SRIOV_NET_VF:1,NET_BW_EGR_KILOBIT_PER_SEC:1000')
@@ -560,7 +560,7 @@ def measure(http, server, name, path, args):
 
 def flat_queries(member_of):
     aggregates = f'member_of=in:{",".join(member_of)}'
-    flat = f'{FLAT}&{aggregates}'
+    flat = _member_of_query(member_of)
     return [
         ('flat member_of+required limit=1000',
          f'{CANDIDATES}?{flat}&limit=1000'),
@@ -574,21 +574,26 @@ def flat_queries(member_of):
     ]
 
 
+def _member_of_query(aggregates):
+    """The flat member_of+required query naming ``aggregates``."""
+    return (f'{FLAT}&member_of=in:{",".join(aggregates)}'
+            f'&required={AVX2}')
+
+
 def bad_input_queries(member_of):
     """Requests that must answer about as fast as the ones beside them
     (issue 11, "Bad input"): a limit beyond any integer (as unlimited),
     2,000 aggregates named, every standard trait but one forbidden (as
     resources-only ``limit=1000``), and requests matching nothing."""
     unknown = [str(uuid.UUID(int=index + 1)) for index in range(2000)]
-    many = f'member_of=in:{",".join([*member_of, *unknown])}'
     forbidden = ','.join(f'!{name}' for name in sorted(os_traits.get_traits())
                          if name not in (AVX2, SHARES))
     return [
         ('bad input: limit beyond any integer',
-         f'{CANDIDATES}?{FLAT}&member_of=in:{",".join(member_of)}'
-         f'&limit={10 ** 30}'),
+         f'{CANDIDATES}?{_member_of_query(member_of)}&limit={10 ** 30}'),
         ('bad input: 2,005 aggregates, limit=1000',
-         f'{CANDIDATES}?{FLAT}&{many}&limit=1000'),
+         f'{CANDIDATES}?{_member_of_query([*member_of, *unknown])}'
+         '&limit=1000'),
         ('bad input: all traits forbidden, limit=1000',
          f'{CANDIDATES}?{SMALL}&required={forbidden}&limit=1000'),
         ('bad input: nothing fits, limit=1000',

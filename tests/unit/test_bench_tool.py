@@ -47,6 +47,19 @@ def test_flat_queries_name_every_member_of_aggregate():
     assert 'limit' not in queries['flat resources-only unlimited']
 
 
+def test_bad_input_queries_are_the_flat_ones_with_more_named():
+    queries = dict(bench.flat_queries(['a1', 'a2']))
+    many = queries['bad input: 2,005 aggregates, limit=1000']
+    named = many.split('member_of=in:')[1].split('&')[0].split(',')
+    assert named[:2] == ['a1', 'a2'] and len(set(named)) == 2002
+    forbidden = queries['bad input: all traits forbidden, limit=1000']
+    assert '!HW_CPU_X86_AVX2' not in forbidden
+    assert '!MISC_SHARES_VIA_AGGREGATE' not in forbidden
+    assert '!HW_CPU_X86_SSE' in forbidden
+    assert queries['bad input: limit beyond any integer'].startswith(
+        queries['flat member_of+required unlimited'] + '&limit=1')
+
+
 def test_chunks_keep_order_and_the_remainder():
     assert bench.chunks(range(5), 2) == [[0, 1], [2, 3], [4]]
     assert bench.chunks([], 3) == []
