@@ -28,18 +28,21 @@ def test_traits_startswith_a_huge_prefix_finds_none(api):
     assert response.json == {'traits': []}
 
 
+def _put(api, rp_uuid, rel, body):
+    generation = api.request(
+        'GET', f'/resource_providers/{rp_uuid}').json['generation']
+    response = api.request(
+        'PUT', f'/resource_providers/{rp_uuid}/{rel}',
+        body={**body, 'resource_provider_generation': generation})
+    assert response.status_int == 200, response.text
+
+
 @pytest.fixture
 def provider(api):
     """A provider with inventory, trait AVX2 and AGGREGATE."""
     rp_uuid = api.provider()
-    for rel, body in (('traits', {'traits': [AVX2]}),
-                      ('aggregates', {'aggregates': [AGGREGATE]})):
-        generation = api.request(
-            'GET', f'/resource_providers/{rp_uuid}').json['generation']
-        response = api.request(
-            'PUT', f'/resource_providers/{rp_uuid}/{rel}',
-            body={**body, 'resource_provider_generation': generation})
-        assert response.status_int == 200, response.text
+    _put(api, rp_uuid, 'traits', {'traits': [AVX2]})
+    _put(api, rp_uuid, 'aggregates', {'aggregates': [AGGREGATE]})
     return rp_uuid
 
 
@@ -94,15 +97,6 @@ def test_many_groups_of_a_real_aggregate_and_an_unknown_one(
 MANY = 1700
 MANY_TRAITS = [f'CUSTOM_MANY_{index}' for index in range(MANY)]
 MANY_AGGREGATES = _distinct_uuids(MANY)
-
-
-def _put(api, rp_uuid, rel, body):
-    generation = api.request(
-        'GET', f'/resource_providers/{rp_uuid}').json['generation']
-    response = api.request(
-        'PUT', f'/resource_providers/{rp_uuid}/{rel}',
-        body={**body, 'resource_provider_generation': generation})
-    assert response.status_int == 200, response.text
 
 
 @pytest.fixture
