@@ -44,10 +44,17 @@ def _ids_by_uuid(conn, uuids, found):
 
 
 def existing_ids(conn, uuids):
-    """``{uuid: id}`` of the aggregates of ``uuids`` that exist."""
+    """``{uuid: id}`` of the aggregates of ``uuids`` (canonical) that
+    exist.
+
+    Keyed by the canonical form: a database upgraded from upstream may
+    hold a uuid in capitals, which MySQL's collation matches.
+    """
     if not uuids:
         return {}
-    return dict(conn.execute(_select_ids(sorted(uuids))).all())
+    return {resource_provider.canonical_uuid(uuid) or uuid: aggregate_id
+            for uuid, aggregate_id
+            in conn.execute(_select_ids(sorted(uuids)))}
 
 
 def _select_ids(uuids):

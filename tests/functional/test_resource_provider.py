@@ -228,3 +228,31 @@ def test_concurrent_providers_join_new_aggregates(client):
     for aggregate in aggregates:
         assert len(client.listed(f'member_of={aggregate}')) == len(
             providers)
+
+
+def test_an_aggregate_held_in_capitals_is_named_as_the_database_compares(
+        client):
+    """A database upgraded from upstream may hold an aggregate's uuid as
+    a client gave it, in capitals: ``member_of`` (lower case once
+    parsed) finds it where the database's comparison does (MySQL's
+    collation ignores case), on both searches."""
+    held = str(uuid.uuid4()).upper()
+    rp_uuid = client.create('cn', inventories={'VCPU': {'total': 4}})
+    agg = models.PlacementAggregate.__table__
+    with client.db.writer() as conn:
+        aggregate_id = conn.execute(
+            sa.insert(agg).values(uuid=held)).inserted_primary_key[0]
+        conn.execute(sa.insert(models.ResourceProviderAggregate.__table__)
+                     .values(resource_provider_id=sa.select(RP.c.id).where(
+                         RP.c.uuid == rp_uuid).scalar_subquery(),
+                             aggregate_id=aggregate_id))
+        matches = conn.scalar(sa.select(sa.func.count()).where(
+            agg.c.uuid == held.lower()))
+    expected = ['cn'] if matches else []
+    for query in (f'member_of={held.lower()}',
+                  f'member_of=in:{held.lower()},{uuid.uuid4()}'):
+        assert client.listed(query) == expected
+        response = client(
+            'GET', f'/allocation_candidates?resources=VCPU:1&{query}')
+        assert response.status_int == 200, response.text
+        assert len(response.json['allocation_requests']) == len(expected)
