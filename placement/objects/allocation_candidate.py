@@ -498,7 +498,8 @@ class _Narrowing:
         if member_of is None:
             return [sa.false()]
         single, any_of = provider_filter.each_of(member_of)
-        conditions = [self._member_of(aggregates, spans_root)
+        probed = len(any_of) > provider_filter.MOST_JOINED
+        conditions = [self._member_of(aggregates, spans_root, probed)
                       for aggregates in any_of]
         if single:
             conditions.append(self._member_of_each(single, spans_root))
@@ -513,15 +514,16 @@ class _Narrowing:
             conditions.append(_ROOT_ID == _root_of(group.in_tree))
         return conditions
 
-    def _member_of(self, aggregate_uuids, spans_root):
+    def _member_of(self, aggregate_uuids, spans_root, per_provider=False):
         """Condition: the provider (or, if ``spans_root``, its root) is
-        in one of the aggregates."""
+        in one of the aggregates (:func:`provider_filter.exists`)."""
         ids = self._known_ids(aggregate_uuids)
-        condition = _in_any_aggregate(RP.c.id, ids)
+        condition = _in_any_aggregate(RP.c.id, ids, per_provider)
         if spans_root:
             # A root is its own root: no second probe.
             condition = condition | sa.and_(
-                _ROOT_ID != RP.c.id, _in_any_aggregate(_ROOT_ID, ids))
+                _ROOT_ID != RP.c.id,
+                _in_any_aggregate(_ROOT_ID, ids, per_provider))
         return condition
 
     def _member_of_each(self, aggregate_uuids, spans_root):
@@ -554,7 +556,8 @@ class _Narrowing:
         of sets of one are one condition however many (as for
         :meth:`_member_of_each`)."""
         single, any_of = provider_filter.each_of(trait_sets)
-        conditions = [self._has_any(names) for names in any_of]
+        probed = len(any_of) > provider_filter.MOST_JOINED
+        conditions = [self._has_any(names, probed) for names in any_of]
         if len(single) == 1:
             conditions.append(self._has_any(single))
         elif single:
@@ -562,10 +565,11 @@ class _Narrowing:
                 RP.c.id, sorted(self._ids(single))))
         return conditions
 
-    def _has_any(self, names):
-        """Condition (or flag): the provider has one of the traits."""
-        return provider_filter.has_any_trait(RP.c.id, self._ids(names),
-                                             self.per_provider)
+    def _has_any(self, names, per_provider=False):
+        """Condition (or flag): the provider has one of the traits; looked
+        up per provider within a window, or if ``per_provider``."""
+        return provider_filter.has_any_trait(
+            RP.c.id, self._ids(names), self.per_provider or per_provider)
 
     def _roots_with_root_traits(self, window):
         request = self.request
@@ -629,12 +633,12 @@ def _aggregate_ids(conn, request):
     return aggregate.existing_ids(conn, uuids)
 
 
-def _in_any_aggregate(provider_id, aggregate_ids):
+def _in_any_aggregate(provider_id, aggregate_ids, per_provider=False):
     """Condition: provider ``provider_id`` is in one of the aggregates
-    (none: false)."""
-    return sa.exists().where(
+    (none: false; :func:`provider_filter.exists`)."""
+    return provider_filter.exists(
         _RP_AGG.c.resource_provider_id == provider_id,
-        _RP_AGG.c.aggregate_id.in_(aggregate_ids))
+        _RP_AGG.c.aggregate_id.in_(aggregate_ids), per_provider=per_provider)
 
 
 def _root_of(provider_uuid):

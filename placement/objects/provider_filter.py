@@ -46,12 +46,19 @@ class ProviderFilter:
     forbidden_traits: frozenset = frozenset()
 
 
-def in_any_aggregate(provider_id, aggregate_uuids):
-    """Condition: provider ``provider_id`` is in one of the aggregates."""
-    return sa.exists().where(
-        _RP_AGG.c.resource_provider_id == provider_id,
-        _RP_AGG.c.aggregate_id == _AGG.c.id,
-        _AGG.c.uuid.in_(aggregate_uuids))
+def in_any_aggregate(provider_id, aggregate_uuids, per_provider=False):
+    """Condition: provider ``provider_id`` is in one of the aggregates
+    (:func:`exists`)."""
+    return exists(_RP_AGG.c.resource_provider_id == provider_id,
+                  _RP_AGG.c.aggregate_id == _AGG.c.id,
+                  _AGG.c.uuid.in_(aggregate_uuids), per_provider=per_provider)
+
+
+#: Conditions of one kind (trait or aggregate sets) beyond which each is
+#: looked up per provider (:func:`exists`) rather than joined:
+#: PostgreSQL's planning of the joins grows faster than their number
+#: (5.7 s for 150 sets of traits).
+MOST_JOINED = 8
 
 
 def exists(*conditions, per_provider=False):
@@ -192,7 +199,9 @@ def _aggregate_conditions(conn, filters):
     if groups is None:
         return [sa.false()]
     single, any_of = each_of(groups)
-    conditions = [in_any_aggregate(RP.c.id, group) for group in any_of]
+    conditions = [in_any_aggregate(RP.c.id, group,
+                                   per_provider=len(any_of) > MOST_JOINED)
+                  for group in any_of]
     if single:
         conditions.append(in_every_aggregate(RP.c.id, sorted(single)))
     forbidden = known.keys() & filters.forbidden_aggregates
@@ -206,7 +215,8 @@ def trait_conditions(conn, filters):
     names = set(filters.forbidden_traits).union(*filters.required_traits)
     ids = trait.ids_by_name(conn, names)
     single, any_of = each_of(filters.required_traits)
-    conditions = [has_any_trait(RP.c.id, [ids[name] for name in group])
+    conditions = [has_any_trait(RP.c.id, [ids[name] for name in group],
+                                per_provider=len(any_of) > MOST_JOINED)
                   for group in any_of]
     if single:
         conditions.append(
