@@ -559,7 +559,6 @@ def measure(http, server, name, path, args):
 
 
 def flat_queries(member_of):
-    aggregates = f'member_of=in:{",".join(member_of)}'
     flat = _member_of_query(member_of)
     return [
         ('flat member_of+required limit=1000',
@@ -569,15 +568,18 @@ def flat_queries(member_of):
         ('flat resources-only unlimited', f'{CANDIDATES}?{SMALL}'),
         ('providers resources', f'{PROVIDERS}?{SMALL}'),
         ('providers member_of+required',
-         f'{PROVIDERS}?{aggregates}&required={AVX2}'),
+         f'{PROVIDERS}?{_in_any(member_of)}&required={AVX2}'),
         *bad_input_queries(member_of),
     ]
 
 
+def _in_any(aggregates):
+    return f'member_of=in:{",".join(aggregates)}'
+
+
 def _member_of_query(aggregates):
     """The flat member_of+required query naming ``aggregates``."""
-    return (f'{FLAT}&member_of=in:{",".join(aggregates)}'
-            f'&required={AVX2}')
+    return f'{FLAT}&{_in_any(aggregates)}&required={AVX2}'
 
 
 def bad_input_queries(member_of):
