@@ -35,6 +35,25 @@ def serialising():
         _add('serialise', time.perf_counter() - started)
 
 
+def fetched(result):
+    """The rows of a streamed ``result``, the time spent fetching them
+    counted as ``sql``: the driver reads them a batch at a time after
+    the statement's cursor events."""
+    if _SPENT.get() is None:
+        return result
+    return _fetched_timed(result.partitions())
+
+
+def _fetched_timed(partitions):
+    while True:
+        started = time.perf_counter()
+        rows = next(partitions, None)
+        _add('sql', time.perf_counter() - started)
+        if rows is None:
+            return
+        yield from rows
+
+
 def _before_execute(_conn, _cursor, _statement, _params, context, _many):
     if _SPENT.get() is not None:
         context.placement_started = time.perf_counter()

@@ -1,5 +1,6 @@
 """Helpers shared by the request handlers, and what they answer."""
 
+import collections
 import dataclasses
 import datetime
 import itertools
@@ -61,14 +62,34 @@ class JsonArray:
 
     #: What the chunks' JSON opens and closes with.
     brackets = (b'[', b']')
+    #: What a chunk's items are gathered in to be serialised.
+    gathered = list
 
     def __init__(self, items):
         self._items = iter(items)
 
     def chunks(self):
         """The JSON of each chunk of items, with its brackets."""
-        while chunk := list(itertools.islice(self._items, CHUNK_ITEMS)):
-            yield orjson.dumps(chunk, default=_no_lazy)
+        while chunk := self.gathered(
+                itertools.islice(self._items, CHUNK_ITEMS)):
+            with timing.serialising():
+                dumped = orjson.dumps(chunk, default=_no_lazy)
+            yield dumped
+
+
+class SerialisedArray(JsonArray):
+    """A :class:`JsonArray` serialised when it is made: for items made
+    from a streamed result (:func:`placement.db.api.streamed`), which is
+    read inside its transaction, so that a large listing never holds
+    its rows and its JSON at once. Each chunk is let go once it is
+    spliced into the body."""
+
+    def __init__(self, items):
+        self._chunks = collections.deque(JsonArray(items).chunks())
+
+    def chunks(self):
+        while self._chunks:
+            yield self._chunks.popleft()
 
 
 class JsonObject(JsonArray):
@@ -76,10 +97,7 @@ class JsonObject(JsonArray):
     ``(key, value)`` pairs with distinct keys, in that order."""
 
     brackets = (b'{', b'}')
-
-    def chunks(self):
-        while chunk := dict(itertools.islice(self._items, CHUNK_ITEMS)):
-            yield orjson.dumps(chunk, default=_no_lazy)
+    gathered = dict
 
 
 def _no_lazy(value):
@@ -111,9 +129,9 @@ def dump_json_chunks(data):
 
     with timing.serialising():
         whole = orjson.dumps(data, default=mark)
-        if not lazy:
-            return [whole]
-        return _spliced(whole, b'"' + marker.encode(), lazy)
+    if not lazy:
+        return [whole]
+    return _spliced(whole, b'"' + marker.encode(), lazy)
 
 
 def _spliced(whole, marker, lazy):

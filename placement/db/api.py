@@ -10,6 +10,7 @@ import sqlalchemy as sa
 from sqlalchemy import event
 
 from placement import exception
+from placement import timing
 from placement.db import failures
 
 LOG = logging.getLogger(__name__)
@@ -201,7 +202,8 @@ def streamed(conn, statement):
     time: a driver that buffers a result (psycopg2's libpq, PyMySQL) holds
     all of it besides what is made of it, which for 100,000 providers is
     tens of MB. Read them all before the next statement."""
-    return conn.execution_options(stream_results=True).execute(statement)
+    return timing.fetched(
+        conn.execution_options(stream_results=True).execute(statement))
 
 
 class RetryTransaction(Exception):

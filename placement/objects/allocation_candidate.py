@@ -786,8 +786,7 @@ class _Trees:
         involved = {}
         for root, candidate in chosen:
             roots = [root] + [self.by_uuid[uuid].root_id
-                              for uuids in candidate.mappings.values()
-                              for uuid in uuids]
+                              for uuid in candidate.uuids]
             for tree_root in dict.fromkeys(roots):
                 for provider in self.by_root[tree_root]:
                     involved[provider.uuid] = provider

@@ -64,13 +64,33 @@ class CandidateRequest:
 
 
 class Candidate(typing.NamedTuple):
-    """One allocation request (a tuple: thousands are built at once)."""
+    """One allocation request, kept small: a large answer holds 100,000
+    until it is sent, and as dicts they were most of a worker's memory
+    (and of the arenas the allocator then keeps). Its dicts are made
+    each time they are read, a chunk of the answer at a time."""
 
-    #: ``{provider uuid: {resource class name: amount}}``.
-    allocations: dict
-    #: ``{group suffix: [provider uuid, ...]}``; ``''`` is the unsuffixed
-    #: group. The providers that satisfy each group (1.34 ``mappings``).
-    mappings: dict
+    #: The uuid of the provider each slot of the search chose.
+    uuids: tuple
+    #: ``(allocating, mapped)``, shared by the candidates whose slots
+    #: chose alike: ``(slot, {class: amount})`` of each provider
+    #: allocated from, ``(suffix, (slot, ...))`` of each group, a slot
+    #: indexing :attr:`uuids`.
+    layout: tuple
+
+    @property
+    def allocations(self):
+        """``{provider uuid: {resource class name: amount}}``."""
+        uuids = self.uuids
+        return {uuids[slot]: amounts for slot, amounts in self.layout[0]}
+
+    @property
+    def mappings(self):
+        """``{group suffix: [provider uuid, ...]}``; ``''`` is the
+        unsuffixed group. The providers that satisfy each group (1.34
+        ``mappings``)."""
+        uuids = self.uuids
+        return {suffix: sorted(uuids[slot] for slot in slots)
+                for suffix, slots in self.layout[1]}
 
 
 @dataclasses.dataclass(frozen=True)

@@ -281,13 +281,11 @@ class Search:
         layout = self._layouts.get(pattern)
         if layout is None:
             layout = self._layouts[pattern] = self._layout(pattern)
-        allocating, mapped = layout
-        uuids = [self.providers[provider_id].uuid for provider_id in chosen]
+        providers = self.providers
         return candidate_request.Candidate(
-            allocations={uuids[first]: amounts
-                         for first, amounts in allocating},
-            mappings={suffix: sorted(uuids[first] for first in firsts)
-                      for suffix, firsts in mapped})
+            uuids=tuple([providers[provider_id].uuid
+                         for provider_id in chosen]),
+            layout=layout)
 
     def _layout(self, pattern):
         """``(allocating, mapped)`` of candidates whose slots chose the

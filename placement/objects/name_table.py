@@ -168,3 +168,20 @@ def last_modified(row):
 def newest(rows):
     """The latest :func:`last_modified` of ``rows``, or None."""
     return max(filter(None, map(last_modified, rows)), default=None)
+
+
+class Newest:
+    """:func:`newest` of rows that are seen once, as they stream by."""
+
+    def __init__(self):
+        #: The latest :func:`last_modified` so far, or None.
+        self.value = None
+
+    def passing(self, rows):
+        """``rows``, unchanged, noting each one's last change."""
+        for row in rows:
+            changed = last_modified(row)
+            if changed is not None and (self.value is None
+                                        or changed > self.value):
+                self.value = changed
+            yield row

@@ -11,6 +11,7 @@ import dataclasses
 import os_traits
 import sqlalchemy as sa
 
+from placement.db import api as db_api
 from placement.db import models
 from placement.objects import aggregate
 from placement.objects import name_table
@@ -240,7 +241,8 @@ def _tree_condition(in_tree):
 
 
 def list_providers(conn, filters):
-    """Provider rows (:func:`resource_provider.select_listed`), by id.
+    """Provider rows (:func:`resource_provider.select_listed`), by id, as
+    the result gives them: read them all before the next statement.
 
     Unknown resource classes and traits are BadRequest.
     """
@@ -257,7 +259,7 @@ def list_providers(conn, filters):
         conditions.append(RP.c.uuid == filters.uuid)
     if filters.in_tree is not None:
         conditions.append(_tree_condition(filters.in_tree))
-    rows = conn.execute(resource_provider.select_listed(*conditions))
+    rows = db_api.streamed(conn, resource_provider.select_listed(*conditions))
     # MySQL compares names ignoring case and trailing spaces; we do not.
-    return [row for row in rows
-            if filters.name is None or row.name == filters.name]
+    return (row for row in rows
+            if filters.name is None or row.name == filters.name)

@@ -423,9 +423,10 @@ SUMMARIES = {
         3, SHARING, None, 3, None, SHARING, {'DISK_GB': (100, 10, 90.0, 100)},
         ('MISC_SHARES_VIA_AGGREGATE',)),
 }
+# Slot 0 (VCPU) chose ROOT, slot 1 (DISK_GB) SHARING.
 CANDIDATE = cr.Candidate(
-    allocations={ROOT: {'VCPU': 1}, SHARING: {'DISK_GB': 10}},
-    mappings={'': [ROOT, SHARING]})
+    uuids=(ROOT, SHARING),
+    layout=(((0, {'VCPU': 1}), (1, {'DISK_GB': 10})), (('', (0, 1)),)))
 REQUEST = cr.CandidateRequest(groups=(
     cr.RequestGroup(resources={'VCPU': 1, 'DISK_GB': 10}),))
 
@@ -500,8 +501,8 @@ def test_render_mappings_1_34():
 
 
 def test_render_keeps_the_engine_order():
-    other = cr.Candidate(allocations={SHARING: {'DISK_GB': 10}},
-                         mappings={'': [SHARING]})
+    other = cr.Candidate(uuids=(SHARING,),
+                         layout=(((0, {'DISK_GB': 10}),), (('', (0,)),)))
     requests = render('1.12', [other, CANDIDATE])['allocation_requests']
     assert [list(r['allocations']) for r in requests] == [
         [SHARING], [ROOT, SHARING]]
@@ -512,3 +513,17 @@ def test_render_nothing():
         'allocation_requests': [], 'provider_summaries': {}}
     assert render('1.39', [], {}) == {
         'allocation_requests': [], 'provider_summaries': {}}
+
+
+def test_a_candidate_reads_its_slots_through_its_layout():
+    # Slots 0 and 2 chose the same provider (the layout names slot 0 for
+    # both); group '1' is satisfied by it, '' by both providers.
+    candidate = cr.Candidate(
+        uuids=(SHARING, ROOT, SHARING),
+        layout=(((0, {'DISK_GB': 10}), (1, {'VCPU': 1})),
+                (('', (1, 0)), ('1', (0,)))))
+    assert candidate.allocations == {SHARING: {'DISK_GB': 10},
+                                     ROOT: {'VCPU': 1}}
+    assert list(candidate.allocations) == [SHARING, ROOT]
+    assert candidate.mappings == {'': sorted([ROOT, SHARING]),
+                                  '1': [SHARING]}

@@ -83,6 +83,26 @@ def test_chunks_join_to_the_whole_body(monkeypatch, count):
     assert len(chunks) == 1 + 2 * ((count + 1) // 2)
 
 
+@pytest.mark.parametrize('count', [0, 1, 5])
+def test_a_serialised_array_is_made_at_once_and_splices_alike(
+        monkeypatch, count):
+    monkeypatch.setattr(util, 'CHUNK_ITEMS', 2)
+    made = []
+
+    def items():
+        for n in range(count):
+            made.append(n)
+            yield {'n': n}
+
+    array = util.SerialisedArray(items())
+    assert made == list(range(count))
+    chunks = util.dump_json_chunks({'items': array, 'after': 1})
+    assert b''.join(chunks) == orjson.dumps(
+        {'items': [{'n': n} for n in range(count)], 'after': 1})
+    # Spliced once: the array holds none of its chunks any more.
+    assert list(array.chunks()) == []
+
+
 def test_items_are_made_while_serialised(monkeypatch):
     monkeypatch.setattr(util, 'CHUNK_ITEMS', 2)
     made = []
