@@ -10,6 +10,7 @@ from placement import auth
 from placement import context
 from placement import fault_wrap
 from placement import handler
+from placement import memory
 from placement import microversion_middleware
 from placement import policy
 from placement import requestlog
@@ -89,5 +90,6 @@ def prepare_database(conf):
 
 def loadapp(conf):
     """The complete WSGI application for the configuration ``conf``."""
+    memory.map_large_blocks()
     db = prepare_database(conf)
     return build_stack(conf, db, policy.make_enforcer(conf))
