@@ -498,7 +498,7 @@ class _Narrowing:
         if member_of is None:
             return [sa.false()]
         single, any_of = provider_filter.each_of(member_of)
-        probed = len(any_of) > provider_filter.MOST_JOINED
+        probed = provider_filter.looked_up_each(any_of)
         conditions = [self._member_of(aggregates, spans_root, probed)
                       for aggregates in any_of]
         if single:
@@ -556,7 +556,7 @@ class _Narrowing:
         of sets of one are one condition however many (as for
         :meth:`_member_of_each`)."""
         single, any_of = provider_filter.each_of(trait_sets)
-        probed = len(any_of) > provider_filter.MOST_JOINED
+        probed = provider_filter.looked_up_each(any_of)
         conditions = [self._has_any(names, probed) for names in any_of]
         if len(single) == 1:
             conditions.append(self._has_any(single))

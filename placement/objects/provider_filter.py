@@ -62,6 +62,13 @@ def in_any_aggregate(provider_id, aggregate_uuids, per_provider=False):
 MOST_JOINED = 8
 
 
+def looked_up_each(groups):
+    """Whether the conditions of ``groups`` (of one kind) are looked up
+    per provider rather than joined: there are more than
+    :data:`MOST_JOINED`."""
+    return len(groups) > MOST_JOINED
+
+
 def exists(*conditions, per_provider=False):
     """Condition (or flag): a row meets ``conditions`` (correlated to
     the provider tested).
@@ -200,8 +207,8 @@ def _aggregate_conditions(conn, filters):
     if groups is None:
         return [sa.false()]
     single, any_of = each_of(groups)
-    conditions = [in_any_aggregate(RP.c.id, group,
-                                   per_provider=len(any_of) > MOST_JOINED)
+    probed = looked_up_each(any_of)
+    conditions = [in_any_aggregate(RP.c.id, group, per_provider=probed)
                   for group in any_of]
     if single:
         conditions.append(in_every_aggregate(RP.c.id, sorted(single)))
@@ -216,8 +223,9 @@ def trait_conditions(conn, filters):
     names = set(filters.forbidden_traits).union(*filters.required_traits)
     ids = trait.ids_by_name(conn, names)
     single, any_of = each_of(filters.required_traits)
+    probed = looked_up_each(any_of)
     conditions = [has_any_trait(RP.c.id, [ids[name] for name in group],
-                                per_provider=len(any_of) > MOST_JOINED)
+                                per_provider=probed)
                   for group in any_of]
     if single:
         conditions.append(
