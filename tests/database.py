@@ -20,6 +20,7 @@ from placement.conf import loading
 from placement.db import api as db_api
 from placement.db import migration
 from placement.db import models
+from tests import installed
 
 ENV_URL = 'PLACEMENT_TEST_DB_URL'
 _database_url = None
@@ -100,11 +101,16 @@ def _migrate(url):
 
 
 def database_url():
-    """This process's test database: created and migrated on first use."""
+    """This process's test database: created and migrated on first use
+    (by the installed package's ``db sync`` when :mod:`tests.installed`
+    is what is tested)."""
     global _database_url
     if _database_url is None:
         url = new_empty_database_url()
-        _migrate(url)
+        if installed.bin_dir():
+            installed.sync_database(url)
+        else:
+            _migrate(url)
         _database_url = url
     return _database_url
 

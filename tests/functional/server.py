@@ -2,20 +2,12 @@
 
 import contextlib
 import os
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 
 from placement.db import api as db_api
 from tests import database
-
-
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
+from tests import processes
 
 
 def venv_command(name):
@@ -39,7 +31,7 @@ def running_server(tmp_path, workers=1, threads=4, url=None):
     conf_file.write_text(
         '[api]\nauth_strategy = noauth2\n'
         f'[placement_database]\nconnection = {url}\n')
-    port = _free_port()
+    port = processes.free_port()
     log = open(tmp_path / 'server.log', 'wb')
     process = subprocess.Popen(
         [venv_command('placement-api'), '--config-file', str(conf_file),
@@ -48,7 +40,8 @@ def running_server(tmp_path, workers=1, threads=4, url=None):
         stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path)
     endpoint = f'http://127.0.0.1:{port}'
     try:
-        _wait_until_up(endpoint, process, tmp_path / 'server.log')
+        processes.wait_until_up(endpoint + '/', process,
+                                tmp_path / 'server.log')
         yield endpoint
     finally:
         process.terminate()
@@ -58,17 +51,3 @@ def running_server(tmp_path, workers=1, threads=4, url=None):
             process.kill()
             process.wait()
         log.close()
-
-
-def _wait_until_up(endpoint, process, log_path, timeout=60):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(
-                f'placement-api exited: {log_path.read_text()}')
-        try:
-            with urllib.request.urlopen(endpoint + '/', timeout=2):
-                return
-        except OSError:
-            time.sleep(0.3)
-    raise RuntimeError(f'placement-api did not answer: {log_path.read_text()}')

@@ -1,0 +1,32 @@
+"""Servers the tests start as processes: a free port, waiting until up."""
+
+import socket
+import time
+import urllib.request
+
+
+def free_port():
+    """A port on 127.0.0.1 nothing listens on (just now)."""
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+def wait_until_up(url, process, log_path, timeout=60):
+    """Wait until ``url`` answers; fail with the log if ``process`` exits
+    or ``timeout`` seconds pass."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f'{process.args[0]} exited: {_read(log_path)}')
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f'{process.args[0]} did not answer: {_read(log_path)}')
+
+
+def _read(path):
+    with open(path, errors='replace') as log:
+        return log.read()
