@@ -8,7 +8,8 @@ from tests.functional import commands
 from tests.functional import legacy_data
 
 CHECKS = ('Missing Root Provider IDs', 'Incomplete Consumers',
-          'Policy File JSON to YAML Migration')
+          'Policy File JSON to YAML Migration', 'Policy File',
+          'Configuration Files')
 RUN_MIGRATIONS = ('Run the command: placement-manage db '
                   'online_data_migrations')
 
@@ -78,9 +79,9 @@ def test_missing_root_provider_ids_fail(tmp_path, config_dir, db_url, db):
     # The worst result wins.
     assert result.returncode == 2, result.stdout + result.stderr
     assert results(result.stdout) == {
+        **dict.fromkeys(CHECKS, 'Success'),
         'Missing Root Provider IDs': 'Failure',
-        'Incomplete Consumers': 'Warning',
-        'Policy File JSON to YAML Migration': 'Success'}
+        'Incomplete Consumers': 'Warning'}
     assert says(result.stdout,
                 'There is at least one resource provider table record '
                 'which misses its root provider id. ' + RUN_MIGRATIONS)
