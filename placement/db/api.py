@@ -39,14 +39,15 @@ _CREDENTIALS = re.compile(r'(//[^:/@]*):[^@]*@')
 
 
 def _masked(connection):
-    """The URL text ``connection`` with its password replaced by ``***``
-    (as configured otherwise: SQLAlchemy would escape a SQLite path)."""
+    """The URL text ``connection`` with its password replaced by ``***``,
+    as configured otherwise (SQLAlchemy would escape paths)."""
+    masked = _CREDENTIALS.sub(r'\1:***@', connection, count=1)
     try:
         url = sa.engine.make_url(connection)
-    except sa.exc.ArgumentError:
-        return _CREDENTIALS.sub(r'\1:***@', connection)
-    if url.password is None:
-        return connection
+    except (sa.exc.ArgumentError, ValueError):
+        return masked
+    if url.password is None or masked != connection:
+        return masked
     return url.render_as_string(hide_password=True)
 
 
@@ -58,7 +59,7 @@ def _connection_url(db_conf, option):
             'placement service cannot start without a database.')
     try:
         url = sa.engine.make_url(connection)
-    except sa.exc.ArgumentError:
+    except (sa.exc.ArgumentError, ValueError):
         raise DatabaseMisconfigured(
             option, _masked(connection),
             'not a database URL (dialect+driver://user:password@host:port/'
@@ -438,9 +439,12 @@ _DEFAULT_PORTS = {'mysql': 3306, 'postgresql': 5432}
 
 
 def _address(url):
-    """``host:port`` of ``url`` (its file for SQLite)."""
+    """``host:port`` of ``url``, or its socket or file."""
     if url.get_backend_name() == 'sqlite':
         return url.database or ':memory:'
+    socket = url.query.get('unix_socket') or url.query.get('host')
+    if socket:
+        return socket
     port = url.port or _DEFAULT_PORTS.get(url.get_backend_name())
     return f'{url.host or "localhost"}:{port}'
 

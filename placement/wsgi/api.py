@@ -24,9 +24,12 @@ def init_application():
         conf = loading.parse(loading.new_conf(), [])
         return deploy.loadapp(conf)
     except fatal.FatalError as exc:
-        LOG.debug('Stopped by a fatal error', exc_info=exc)
-        LOG.critical('%s', fatal.one_line(exc))
-        raise exc.with_traceback(None) from None
+        error = exc
+    # Out of the except block: oslo.log would append the exception to
+    # the line.
+    LOG.debug('Stopped by a fatal error', exc_info=error)
+    LOG.critical('%s', fatal.one_line(error))
+    raise error.with_traceback(None) from None
 
 
 application = init_application()
