@@ -15,20 +15,10 @@ import sqlalchemy as sa
 from placement import fatal
 from tests import database
 from tests.functional import commands
-from tests.functional import server
 from tests.functional import test_wsgi
 
 SECRET = 'not-the-password'
 CONNECTION = '[placement_database] connection'
-
-
-def only_line(result):
-    """The one line a command printed; it says nothing else."""
-    output = result.stdout + result.stderr
-    assert 'Traceback' not in output, output
-    lines = output.splitlines()
-    assert len(lines) == 1, output
-    return lines[0]
 
 
 def write_conf(path, connection=None, **sections):
@@ -41,13 +31,6 @@ def write_conf(path, connection=None, **sections):
     return path
 
 
-def placement_api(config_dir, *args):
-    """placement-api on a free port, which must stop by itself."""
-    return commands.run('placement-api', '--port',
-                        str(server._free_port()), *args,
-                        config_dir=config_dir)
-
-
 def run_everywhere(config_dir, connection):
     """``{command: CompletedProcess}`` of every entry point, reading
     ``$OS_PLACEMENT_CONFIG_DIR/placement.conf``."""
@@ -58,7 +41,7 @@ def run_everywhere(config_dir, connection):
                                                 'version'),
         'report': commands.placement_manage(config_dir, 'report',
                                             'capacity'),
-        'placement-api': placement_api(config_dir),
+        'placement-api': commands.placement_api(config_dir),
         'placement-status': commands.run('placement-status', 'upgrade',
                                          'check', config_dir=config_dir),
         'wsgi': test_wsgi.serve_root(config_dir),
@@ -80,7 +63,7 @@ def assert_stopped(results, *expected, status=fatal.CONFIGURATION_ERROR):
             assert 'direct cause' not in result.stderr
             assert SECRET not in result.stderr
             continue
-        line = only_line(result)
+        line = commands.only_line(result)
         for text in expected:
             assert text in line, (command, line)
         assert SECRET not in line
@@ -119,9 +102,9 @@ def test_read_only_sqlite_file(tmp_path, config_dir):
     connection = f'sqlite:///file:{path}?mode=ro&uri=true'
     write_conf(config_dir / 'placement.conf', connection)
     for result in (commands.placement_manage(config_dir, 'db', 'sync'),
-                   placement_api(config_dir)):
+                   commands.placement_api(config_dir)):
         assert result.returncode == fatal.CONFIGURATION_ERROR
-        assert only_line(result).endswith(
+        assert commands.only_line(result).endswith(
             f'{CONNECTION} = {connection}: attempt to write a readonly '
             f'database (SQLITE_READONLY)')
 
