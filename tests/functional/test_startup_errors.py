@@ -175,3 +175,18 @@ def test_refused_by_the_server(config_dir, case):
     results = run_everywhere(config_dir, connection)
     target = connection.replace(SECRET, '***')
     assert_stopped(results, f'{CONNECTION} = {target}: ', *causes)
+
+
+def test_debug_logs_the_details(tmp_path, config_dir):
+    connection = f'mysql+nosuch://placement:{SECRET}@controller/placement'
+    conf = write_conf(tmp_path / 'placement.conf', connection)
+    result = commands.placement_manage(
+        config_dir, '--debug', '--config-file', str(conf), 'db', 'sync')
+    assert result.returncode == fatal.CONFIGURATION_ERROR
+    *details, last = result.stderr.splitlines()
+    assert 'DEBUG placement.fatal [-] Stopped by a fatal error' in (
+        '\n'.join(details))
+    assert any('Traceback (most recent call last):' in line
+               for line in details)
+    assert last.startswith(f'placement-manage: {CONNECTION} = ')
+    assert SECRET not in result.stderr
