@@ -219,6 +219,10 @@ detailed = true
 
 [oslo_middleware]
 max_request_body_size = 114688
+
+[DEFAULT]
+# [api] auth_strategy's former place.
+auth_strategy = noauth2
 ''')
     version = commands.placement_manage(config_dir, 'db', 'version')
     assert version.returncode == 0, version.stderr
