@@ -8,6 +8,7 @@ from oslo_middleware import request_id
 
 from placement import auth
 from placement import context
+from placement import fatal
 from placement import fault_wrap
 from placement import handler
 from placement import memory
@@ -71,16 +72,16 @@ def build_stack(conf, db, enforcer):
 def prepare_database(conf):
     """Connect, migrate if asked to, and seed the standard names.
 
-    Fails loudly when no connection is configured, or when the schema is
-    not current and ``sync_on_startup`` is off.
+    A FatalError when no connection is configured, when the database
+    cannot be used or reached, or when the schema is not current and
+    ``sync_on_startup`` is off.
     """
     db_conf = conf.placement_database
-    db = db_api.Database(db_conf)
-    db.wait_until_reachable(db_conf.max_retries, db_conf.retry_interval)
+    db = db_api.connected(db_conf, writable=True)
     if db_conf.sync_on_startup:
         migration.upgrade(db.engine)
     elif not migration.is_current(db.engine):
-        raise RuntimeError(
+        raise fatal.FatalError(
             f'The placement database schema is not current (at '
             f'{migration.current_version(db.engine)}, code needs '
             f'{migration.head_version()}): run "placement-manage db sync".')
@@ -88,8 +89,20 @@ def prepare_database(conf):
     return db
 
 
+def check(conf):
+    """Raise the FatalError that :func:`loadapp` would raise, if any.
+
+    For a server that loads the application in each worker: the
+    operator reads the one line once, before any worker starts.
+    """
+    policy.make_enforcer(conf)
+    zones.Zones.from_conf(conf)
+    prepare_database(conf).dispose()
+
+
 def loadapp(conf):
     """The complete WSGI application for the configuration ``conf``."""
     memory.map_large_blocks()
-    db = prepare_database(conf)
-    return build_stack(conf, db, policy.make_enforcer(conf))
+    # The policy file first: it needs no database to be found wrong.
+    enforcer = policy.make_enforcer(conf)
+    return build_stack(conf, prepare_database(conf), enforcer)

@@ -15,6 +15,7 @@ from gunicorn.app import base as gunicorn_base
 from oslo_config import cfg
 
 from placement import deploy
+from placement import fatal
 from placement.conf import loading
 
 _DEV_DATABASE = 'placement.sqlite'
@@ -59,6 +60,7 @@ def _set_dev_defaults(conf):
     conf.set_default('sync_on_startup', True, group='placement_database')
 
 
+@fatal.exits_cleanly()
 def main(argv=None):
     conf = loading.new_conf()
     conf.register_cli_opts(_cli_opts)
@@ -66,7 +68,7 @@ def main(argv=None):
     if '--dev' in argv:
         _set_dev_defaults(conf)
     loading.parse(conf, argv)
-    # Fail here, once and loudly, rather than in every worker.
-    deploy.prepare_database(conf).dispose()
+    # Fail here, once and in one line, rather than in every worker.
+    deploy.check(conf)
     _Server(conf).run()
     return 0

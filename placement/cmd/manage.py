@@ -15,6 +15,7 @@ import prettytable
 from alembic import util as alembic_util
 from oslo_config import cfg
 
+from placement import fatal
 from placement.cmd import report
 from placement.conf import loading
 from placement.db import api as db_api
@@ -32,8 +33,8 @@ class DbCommands:
     def __init__(self, conf):
         self.conf = conf
 
-    def _database(self):
-        return db_api.Database(self.conf.placement_database)
+    def _database(self, writable=True):
+        return db_api.connected(self.conf.placement_database, writable)
 
     def sync(self):
         db = self._database()
@@ -42,7 +43,8 @@ class DbCommands:
         return 0
 
     def version(self):
-        print(migration.current_version(self._database().engine))
+        print(migration.current_version(
+            self._database(writable=False).engine))
         return 0
 
     def stamp(self):
@@ -141,6 +143,7 @@ def _add_command_parsers(subparsers):
     report.add_parsers(subparsers)
 
 
+@fatal.exits_cleanly()
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     conf = loading.new_conf()
@@ -156,8 +159,8 @@ def main(argv=None):
         return 0
     try:
         return func(DbCommands(conf))
-    except (db_api.DatabaseNotConfigured, alembic_util.CommandError) as exc:
-        # An operator's mistake, not a bug: the message without traceback.
+    except alembic_util.CommandError as exc:
+        # An unknown revision: the message without traceback.
         print(exc, file=sys.stderr)
         return 1
 

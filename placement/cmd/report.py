@@ -154,7 +154,7 @@ def run(commands):
     args = conf.command
     build, tables, names = _REPORTS[args.report]
     extra = {'project': args.project} if args.report == 'usage' else {}
-    database = db_api.Database(conf.placement_database)
+    database = db_api.connected(conf.placement_database)
     try:
         document = database.read(build, conf, _params(args, names),
                                  **extra)

@@ -1,7 +1,8 @@
 """placement-status upgrade check: is this deployment ready to upgrade?
 
 Return codes (from oslo.upgradecheck): 0 all passed, 1 warning, 2 failure,
-255 unexpected error.
+255 unexpected error, and a configuration that stops the command before
+any check (a file that does not parse, a database that cannot be used).
 """
 
 import sys
@@ -10,7 +11,10 @@ import sqlalchemy as sa
 from oslo_upgradecheck import common_checks
 from oslo_upgradecheck import upgradecheck
 
+from placement import fatal
+from placement import policy
 from placement.conf import loading
+from placement.conf import unknown
 from placement.db import api as db_api
 from placement.db import models
 from placement.objects import data_migrations
@@ -19,6 +23,7 @@ _RP = models.ResourceProvider.__table__
 
 _RUN_MIGRATIONS = ('Run the command: placement-manage db '
                    'online_data_migrations')
+_UNEXPECTED_ERROR = 255
 
 
 class Checks(upgradecheck.UpgradeCommands):
@@ -26,19 +31,21 @@ class Checks(upgradecheck.UpgradeCommands):
 
     def __init__(self, conf):
         self.conf = conf
-        self._db = None
+        self.db = None
         self._upgrade_checks = (
             ('Missing Root Provider IDs', Checks._check_root_provider_ids),
             ('Incomplete Consumers', Checks._check_incomplete_consumers),
             ('Policy File JSON to YAML Migration',
              (common_checks.check_policy_json, {'conf': conf})),
+            ('Policy File', Checks._check_policy_file),
+            ('Configuration Files', Checks._check_configuration_files),
         )
 
-    @property
-    def db(self):
-        if self._db is None:
-            self._db = db_api.Database(self.conf.placement_database)
-        return self._db
+    def open_database(self):
+        """Connect once, without the retries of the service's start: a
+        check says what is, it does not wait for it to change."""
+        self.db = db_api.connected(self.conf.placement_database,
+                                   max_retries=0)
 
     def _check_root_provider_ids(self):
         with self.db.reader() as conn:
@@ -64,10 +71,39 @@ class Checks(upgradecheck.UpgradeCommands):
                 f'for existing allocations. {_RUN_MIGRATIONS}')
         return upgradecheck.Result(upgradecheck.Code.SUCCESS)
 
+    def _check_policy_file(self):
+        """The policy files parse, and every rule they set is one of
+        Placement's (a misspelt name overrides nothing)."""
+        try:
+            enforcer = policy.make_enforcer(self.conf)
+        except policy.PolicyFileError as exc:
+            return upgradecheck.Result(upgradecheck.Code.FAILURE, str(exc))
+        unknown_rules = policy.unknown_rules(enforcer)
+        if unknown_rules:
+            return upgradecheck.Result(
+                upgradecheck.Code.WARNING,
+                f'Rules that no Placement policy has, ignored: '
+                f'{", ".join(unknown_rules)}')
+        return upgradecheck.Result(upgradecheck.Code.SUCCESS)
 
+    def _check_configuration_files(self):
+        """Every section and option of the files is read by something."""
+        warnings = unknown.options(self.conf)
+        if warnings:
+            return upgradecheck.Result(
+                upgradecheck.Code.WARNING, ' '.join(
+                    f'{warning}.' for warning in warnings))
+        return upgradecheck.Result(upgradecheck.Code.SUCCESS)
+
+
+@fatal.exits_cleanly(exit_status=_UNEXPECTED_ERROR)
 def main(argv=None):
+    """What ``upgradecheck.main`` does, with the service's parsing."""
     conf = loading.new_conf()
-    return upgradecheck.main(
-        conf, project='placement', upgrade_command=Checks(conf),
-        argv=sys.argv[1:] if argv is None else argv,
-        default_config_files=loading.default_config_files())
+    checks = Checks(conf)
+    upgradecheck.register_cli_options(conf, checks)
+    loading.parse(conf, sys.argv[1:] if argv is None else argv)
+    checks.open_database()
+    # upgradecheck reads --json from the ConfigOpts it parsed.
+    upgradecheck.CONF = conf
+    return upgradecheck.run(conf)

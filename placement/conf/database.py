@@ -62,11 +62,18 @@ placement_db_opts = [
         'max_retries',
         default=10,
         help='Maximum number of database connection retries during startup. '
-             'Set to -1 to specify an infinite retry count.'),
+             'Set to -1 to specify an infinite retry count. Only a '
+             'database that does not answer (connection refused, timed '
+             'out) is retried, each failed attempt logged with the host '
+             'and port; one that refuses the connection for good (wrong '
+             'credentials, unknown database, unreadable or read-only '
+             'SQLite file) stops the service and the commands at once. '
+             'placement-status tries once.'),
     cfg.IntOpt(
         'retry_interval',
         default=10,
-        help='Interval between retries of opening a SQL connection.'),
+        help='Interval between retries of opening a SQL connection, in '
+             'seconds.'),
     cfg.IntOpt(
         'max_overflow',
         help='If set, use this value for max_overflow with SQLAlchemy: '

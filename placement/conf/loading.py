@@ -1,13 +1,18 @@
 """Building the ConfigOpts of a process: WSGI app or command."""
 
+import logging as std_logging
 import os
+import re
 
 from oslo_config import cfg
 from oslo_log import log as logging
 
 from placement import conf as placement_conf
+from placement import fatal
+from placement.conf import unknown
 
 CONFIG_DIR_ENV = 'OS_PLACEMENT_CONFIG_DIR'
+LOG = std_logging.getLogger(__name__)
 
 
 def default_config_files():
@@ -15,10 +20,15 @@ def default_config_files():
 
     Otherwise None, which lets oslo.config search its standard locations
     (``~/.placement/``, ``/etc/placement/``, ...) for ``placement.conf``.
+    A directory that does not exist is a ConfigurationError.
     """
     config_dir = os.environ.get(CONFIG_DIR_ENV)
     if not config_dir:
         return None
+    if not os.path.isdir(config_dir):
+        raise fatal.ConfigurationError(
+            f'{CONFIG_DIR_ENV}={config_dir}: no such directory (it should '
+            f'hold placement.conf)')
     path = os.path.join(config_dir, 'placement.conf')
     return [path] if os.path.exists(path) else []
 
@@ -35,9 +45,64 @@ def new_conf():
 
 
 def parse(conf, argv, default_files=None):
-    """Parse ``argv`` and the config files, then set up logging."""
-    conf(argv, project='placement',
-         default_config_files=(default_files if default_files is not None
-                               else default_config_files()))
-    logging.setup(conf, 'placement')
+    """Parse ``argv`` and the config files, then set up logging.
+
+    A file that is missing or does not parse, and an option whose value
+    is not valid, are a ConfigurationError naming it; options and
+    sections that nothing reads are logged as warnings.
+    """
+    try:
+        conf(argv, project='placement',
+             default_config_files=(default_files if default_files is not None
+                                   else default_config_files()))
+    except cfg.ConfigFilesNotFoundError as exc:
+        raise fatal.ConfigurationError(
+            f'configuration file not found: '
+            f'{", ".join(exc.config_files)}') from exc
+    except cfg.ConfigFilesPermissionDeniedError as exc:
+        raise fatal.ConfigurationError(
+            f'configuration file not readable (permission denied): '
+            f'{", ".join(exc.config_files)}') from exc
+    except cfg.ConfigDirNotFoundError as exc:
+        raise fatal.ConfigurationError(
+            f'configuration directory not found: {exc.config_dir}') from exc
+    except cfg.ConfigFileParseError as exc:
+        raise fatal.ConfigurationError(str(exc)) from exc
+    _check_values(conf)
+    try:
+        logging.setup(conf, 'placement')
+    except (logging.LogConfigError, OSError) as exc:
+        raise fatal.ConfigurationError(
+            f'[DEFAULT] log_config_append, log_file or log_dir: '
+            f'{fatal.one_line(exc)}') from exc
+    for warning in unknown.options(conf):
+        LOG.warning('%s', warning)
     return conf
+
+
+# How oslo.config says where a value it cannot convert comes from.
+_BAD_VALUE = re.compile(
+    r".*LocationInfo\(.*detail='(?P<file>[^']*)'\) is not valid: "
+    r"(?P<cause>.*)", re.DOTALL)
+
+
+def _check_values(conf):
+    """Read every registered option once: oslo.config converts a value
+    when it is read, so that a bad one would otherwise stop a worker
+    only when a request needs it."""
+    for key in list(conf):
+        group = None
+        try:
+            value = conf[key]
+            if isinstance(value, cfg.ConfigOpts.GroupAttr):
+                group = key
+                for name in list(value):
+                    key = name
+                    value[name]
+        except (cfg.Error, ValueError) as exc:
+            where = _BAD_VALUE.match(str(exc))
+            cause = (f'{where["cause"]} (in {where["file"]})' if where
+                     else str(exc))
+            raise fatal.ConfigurationError(
+                f'[{group or "DEFAULT"}] {key}: invalid value: '
+                f'{fatal.one_line(cause)}') from exc

@@ -3,6 +3,7 @@
 import contextlib
 import logging
 import random
+import re
 import time
 import traceback
 
@@ -10,26 +11,70 @@ import sqlalchemy as sa
 from sqlalchemy import event
 
 from placement import exception
+from placement import fatal
 from placement import timing
 from placement.db import failures
 
 LOG = logging.getLogger(__name__)
 
 
-class DatabaseNotConfigured(Exception):
+class DatabaseNotConfigured(fatal.ConfigurationError):
     """``[placement_database] connection`` is not set."""
 
 
-def _connection_url(db_conf, connection):
+class DatabaseMisconfigured(fatal.ConfigurationError):
+    """The database an option names cannot be used as it is configured.
+
+    The message names the option, the URL with its password masked, and
+    the cause.
+    """
+
+    def __init__(self, option, target, cause):
+        super().__init__(f'[placement_database] {option} = {target}: '
+                         f'{cause}')
+
+
+# The user:password@ of a URL that SQLAlchemy could not parse.
+_CREDENTIALS = re.compile(r'(//[^:/@]*):[^@]*@')
+
+
+def _masked(connection):
+    """The URL text ``connection`` with its password replaced by ``***``,
+    as configured otherwise (SQLAlchemy would escape paths)."""
+    masked = _CREDENTIALS.sub(r'\1:***@', connection, count=1)
+    try:
+        url = sa.engine.make_url(connection)
+    except (sa.exc.ArgumentError, ValueError):
+        return masked
+    if url.password is None or masked != connection:
+        return masked
+    return url.render_as_string(hide_password=True)
+
+
+def _connection_url(db_conf, option):
+    connection = getattr(db_conf, option)
     if not connection:
         raise DatabaseNotConfigured(
             'The [placement_database] connection option is not set; the '
             'placement service cannot start without a database.')
-    url = sa.engine.make_url(connection)
+    try:
+        url = sa.engine.make_url(connection)
+    except (sa.exc.ArgumentError, ValueError):
+        raise DatabaseMisconfigured(
+            option, _masked(connection),
+            'not a database URL (dialect+driver://user:password@host:port/'
+            'database, e.g. mysql+pymysql://placement:PASSWORD@controller/'
+            'placement)') from None
     if db_conf.connection_parameters:
-        params = dict(
-            pair.split('=', 1)
-            for pair in db_conf.connection_parameters.split('&') if pair)
+        try:
+            params = dict(
+                pair.split('=', 1)
+                for pair in db_conf.connection_parameters.split('&') if pair)
+        except ValueError:
+            raise fatal.ConfigurationError(
+                f'[placement_database] connection_parameters = '
+                f'{db_conf.connection_parameters}: not of the form '
+                f'param1=value1&param2=value2') from None
         url = url.update_query_dict(params)
     return url
 
@@ -181,14 +226,27 @@ _SETUP = {'sqlite': _setup_sqlite, 'mysql': _setup_mysql,
           'postgresql': _setup_postgresql}
 
 
-def create_engine(db_conf, connection=None):
+def create_engine(db_conf, option='connection'):
     """An engine for the ``[placement_database]`` options ``db_conf``.
 
-    On the database of ``connection`` if given, else of ``connection``
-    option.
+    On the database that ``option`` (``connection`` or
+    ``slave_connection``) names. A URL that cannot be parsed, an unknown
+    dialect or a driver that is not installed is DatabaseMisconfigured.
     """
-    url = _connection_url(db_conf, connection or db_conf.connection)
-    engine = sa.create_engine(url, **_engine_options(url, db_conf))
+    url = _connection_url(db_conf, option)
+    target = _masked(getattr(db_conf, option))
+    try:
+        engine = sa.create_engine(url, **_engine_options(url, db_conf))
+    except sa.exc.NoSuchModuleError:
+        raise DatabaseMisconfigured(
+            option, target,
+            f'unknown database dialect or driver "{url.drivername}" (use '
+            f'mysql+pymysql, postgresql+psycopg2 or sqlite)') from None
+    except ImportError as exc:
+        raise DatabaseMisconfigured(
+            option, target,
+            f'the driver of "{url.drivername}" is not installed '
+            f'({exc})') from None
     setup = _SETUP.get(url.get_backend_name())
     if setup is not None:
         setup(engine, db_conf)
@@ -250,12 +308,12 @@ class Database:
     """
 
     def __init__(self, db_conf):
+        self._db_conf = db_conf
         self.engine = create_engine(db_conf)
         self.backend = self.engine.url.get_backend_name()
         self.reader_engine = self.engine
         if db_conf.slave_connection:
-            self.reader_engine = create_engine(
-                db_conf, db_conf.slave_connection)
+            self.reader_engine = create_engine(db_conf, 'slave_connection')
         self._retry_count = db_conf.transaction_retry_count
         # One attempt that waited out a lock is followed by one more.
         self._time_limit = 1.5 * db_conf.lock_wait_timeout
@@ -336,23 +394,24 @@ class Database:
                     _raise_exhausted(failure, exc)
             time.sleep(_backoff(conflicts + faults))
 
-    def wait_until_reachable(self, max_retries, retry_interval):
-        """Connect once, retrying as ``[placement_database]`` allows.
+    def wait_until_reachable(self, max_retries, retry_interval,
+                             writable=False):
+        """Connect to each configured database, retrying as allowed.
 
-        ``max_retries`` of -1 retries forever.
+        A refusal that no retry cures (credentials, unknown database, a
+        file that cannot be opened, or written when ``writable``) is
+        DatabaseMisconfigured at once. Otherwise each failed attempt is
+        one warning naming the host and port, and after ``max_retries``
+        retries (-1: forever) ``retry_interval`` seconds apart the
+        database is DatabaseUnreachable.
         """
-        attempt = 0
-        while True:
-            try:
-                with self.engine.connect():
-                    return
-            except sa.exc.OperationalError as exc:
-                attempt += 1
-                if 0 <= max_retries < attempt:
-                    raise
-                LOG.warning('Database not reachable (%s); retrying in %ss',
-                            exc, retry_interval)
-                time.sleep(retry_interval)
+        engines = [(self.engine, 'connection', writable)]
+        if self.reader_engine is not self.engine:
+            engines.append((self.reader_engine, 'slave_connection', False))
+        for engine, option, probe_write in engines:
+            _wait_until_reachable(
+                engine, option, _masked(getattr(self._db_conf, option)),
+                probe_write, max_retries, retry_interval)
 
     def dispose(self):
         self.engine.dispose()
@@ -360,6 +419,72 @@ class Database:
 
 
 _RETRIED = (failures.Failure.CONTENTION, failures.Failure.DISCONNECTED)
+
+
+def connected(db_conf, writable=False, max_retries=None):
+    """A Database that could be connected to, as ``db_conf``
+    (``[placement_database]``) says; ``max_retries`` replaces its own.
+
+    For the service's start and the commands: a FatalError says in one
+    line why the database cannot be used.
+    """
+    db = Database(db_conf)
+    db.wait_until_reachable(
+        db_conf.max_retries if max_retries is None else max_retries,
+        db_conf.retry_interval, writable=writable)
+    return db
+
+# Where a URL without a port connects.
+_DEFAULT_PORTS = {'mysql': 3306, 'postgresql': 5432}
+
+
+def _address(url):
+    """``host:port`` of ``url``, or its socket or file."""
+    if url.get_backend_name() == 'sqlite':
+        return url.database or ':memory:'
+    socket = url.query.get('unix_socket') or url.query.get('host')
+    if socket:
+        return socket
+    port = url.port or _DEFAULT_PORTS.get(url.get_backend_name())
+    return f'{url.host or "localhost"}:{port}'
+
+
+def _wait_until_reachable(engine, option, target, probe_write, max_retries,
+                          retry_interval):
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            with engine.connect() as conn:
+                if probe_write and engine.url.get_backend_name() == 'sqlite':
+                    _probe_sqlite_write(conn)
+                return
+        except (sa.exc.DBAPIError, TypeError) as exc:
+            if failures.refuses_connection(exc):
+                raise DatabaseMisconfigured(
+                    option, target, failures.cause(exc)) from exc
+            if 0 <= max_retries < attempt:
+                raise fatal.DatabaseUnreachable(
+                    f'[placement_database] {option} = {target}: not '
+                    f'reachable at {_address(engine.url)} after {attempt} '
+                    f'attempt{"s" if attempt > 1 else ""}: '
+                    f'{failures.cause(exc)}') from exc
+            cause = failures.cause(exc)
+        # Logged outside the except block: oslo.log would append the
+        # exception being handled to the line.
+        of = '' if max_retries < 0 else f' of {max_retries + 1}'
+        LOG.warning(
+            'Database of [placement_database] %s not reachable at %s '
+            '(attempt %s%s): %s; retrying in %ss', option,
+            _address(engine.url), attempt, of, cause, retry_interval)
+        time.sleep(retry_interval)
+
+
+def _probe_sqlite_write(conn):
+    """Write the file's header as it is: a read-only file fails here,
+    not on the first write a client asks for."""
+    version = conn.exec_driver_sql('PRAGMA user_version').scalar()
+    conn.exec_driver_sql(f'PRAGMA user_version = {int(version)}')
 
 
 @contextlib.contextmanager

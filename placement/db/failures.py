@@ -17,6 +17,11 @@ A :class:`Failure` says what to do:
   Before COMMIT nothing was written, so it can be run again; during
   COMMIT the outcome is unknown and it must not be acknowledged.
 - TIMEOUT: a statement ran longer than ``statement_timeout``.
+
+At start-up, :func:`refuses_connection` tells the failures of a first
+connection that no retry cures (credentials, an unknown database, a file
+that cannot be opened or written) from those that may pass (refused,
+timed out), and :func:`cause` says either in one line.
 """
 
 import enum
@@ -137,3 +142,58 @@ def classify(exc):
             return failure
         exc = exc.__cause__ or exc.__context__
     return None
+
+
+# Refusals of a first connection that only a change of configuration (or
+# of the database server's) cures. MySQL: access denied to the database,
+# for the password, or for a user without one (unix_socket); unknown
+# database; host not allowed, or blocked until FLUSH HOSTS; an
+# authentication method the client lacks.
+_MYSQL_REFUSALS = {1044, 1045, 1698, 1049, 1130, 1129, 1251}
+# libpq gives no SQLSTATE for a failed connection, only its message (in
+# the server's language for the FATAL ones: a server with translated
+# messages has its refusals retried like an outage).
+_POSTGRESQL_REFUSALS = (
+    'password authentication failed', 'authentication failed',
+    'no pg_hba.conf entry', 'does not exist', 'no password supplied',
+    'permission denied for database', 'invalid dsn',
+    'invalid connection option', 'invalid sslmode value')
+# SQLITE_PERM, SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_NOTADB.
+_SQLITE_REFUSALS = {3, 8, 14, 26}
+
+
+def refuses_connection(exc):
+    """Whether the first connection failed in a way a retry cannot cure.
+
+    ``exc`` is what connecting raised: a driver error wrapped by
+    SQLAlchemy, or a TypeError when the driver rejects the URL's
+    parameters (PyMySQL).
+    """
+    if isinstance(exc, TypeError):
+        return True
+    orig = getattr(exc, 'orig', None)
+    if orig is None:
+        return False
+    drivers = {cls.__module__.split('.')[0] for cls in type(orig).__mro__}
+    if 'pymysql' in drivers:
+        return bool(orig.args) and orig.args[0] in _MYSQL_REFUSALS
+    if 'psycopg2' in drivers:
+        message = str(orig)
+        return any(text in message for text in _POSTGRESQL_REFUSALS)
+    if 'sqlite3' in drivers:
+        code = getattr(orig, 'sqlite_errorcode', None)
+        return code is not None and code & 0xff in _SQLITE_REFUSALS
+    return False
+
+
+def cause(exc):
+    """What the driver said about ``exc``, in one line, with its code."""
+    if isinstance(exc, TypeError):
+        return f'the driver does not take these URL parameters: {exc}'
+    orig = getattr(exc, 'orig', None) or exc
+    drivers = {cls.__module__.split('.')[0] for cls in type(orig).__mro__}
+    if 'pymysql' in drivers and len(orig.args) == 2:
+        return f'{orig.args[1]} (MySQL error {orig.args[0]})'
+    if 'sqlite3' in drivers and getattr(orig, 'sqlite_errorname', None):
+        return f'{orig} ({orig.sqlite_errorname})'
+    return ' '.join(str(orig).split())

@@ -10,6 +10,7 @@ import dataclasses
 
 import sqlalchemy as sa
 
+from placement import fatal
 from placement.db import models
 from placement.objects import resource_provider
 
@@ -20,7 +21,7 @@ _AGG = models.PlacementAggregate.__table__
 _RP_AGG = models.ResourceProviderAggregate.__table__
 
 
-class ZoneMapError(ValueError):
+class ZoneMapError(fatal.ConfigurationError, ValueError):
     """The configured zone map is malformed (a configuration error)."""
 
 

@@ -7,6 +7,7 @@ a directory the test controls.
 """
 
 import os
+import socket
 import subprocess
 import sys
 
@@ -39,12 +40,12 @@ def run(name, *args, config_dir, cwd=None):
         timeout=TIMEOUT)
 
 
-def start_python(code, *args, config_dir):
+def start_python(code, *args, config_dir, cwd=None):
     """Start ``python -c code *args`` (a Popen) reading ``config_dir``."""
     return subprocess.Popen(
         [sys.executable, '-c', code, *args], env=environ(config_dir),
-        cwd=config_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True)
+        cwd=cwd or config_dir, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
 
 
 def finish(process):
@@ -62,6 +63,24 @@ def write_config(path, **sections):
             for name, value in options.items():
                 handle.write(f'{name} = {value}\n')
     return path
+
+
+def only_line(result):
+    """The one line a command printed; it says nothing else."""
+    output = result.stdout + result.stderr
+    assert 'Traceback' not in output, output
+    lines = output.splitlines()
+    assert len(lines) == 1, output
+    return lines[0]
+
+
+def placement_api(config_dir, *args, cwd=None):
+    """Run placement-api on a free port; for starts that must fail."""
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        port = sock.getsockname()[1]
+    return run('placement-api', '--port', str(port), *args,
+               config_dir=config_dir, cwd=cwd)
 
 
 def placement_manage(config_dir, *args):

@@ -151,3 +151,84 @@ def test_deadlock_behind_a_failed_savepoint_rollback():
 
 def test_other_exceptions_are_no_failure():
     assert failures.classify(ValueError('no database')) is None
+
+
+# A first connection: refused for good, or worth another attempt.
+
+@pytest.mark.parametrize('code, message, refused', [
+    (1045, "Access denied for user 'placement'@'10.0.0.5' (using "
+           "password: YES)", True),
+    (1044, "Access denied for user 'placement'@'%' to database "
+           "'placement'", True),
+    (1698, "Access denied for user 'root'@'localhost'", True),
+    (1049, "Unknown database 'placement'", True),
+    (1130, "Host '10.0.0.5' is not allowed to connect to this MariaDB "
+           "server", True),
+    (2003, "Can't connect to MySQL server on '127.0.0.1' ([Errno 111] "
+           "Connection refused)", False),
+    (2003, "Can't connect to MySQL server on 'controller' (timed out)",
+     False),
+    (1040, 'Too many connections', False),
+])
+def test_pymysql_first_connection(code, message, refused):
+    error = _wrapped(pymysql.err.OperationalError(code, message))
+    assert failures.refuses_connection(error) is refused
+    assert failures.cause(error) == f'{message} (MySQL error {code})'
+
+
+@pytest.mark.parametrize('message, refused', [
+    ('connection to server at "controller", port 5432 failed: FATAL:  '
+     'password authentication failed for user "placement"\n', True),
+    ('connection to server at "controller", port 5432 failed: FATAL:  '
+     'database "placement" does not exist\n', True),
+    ('connection to server at "controller", port 5432 failed: FATAL:  '
+     'no pg_hba.conf entry for host "10.0.0.5", user "placement", '
+     'database "placement", no encryption\n', True),
+    ('invalid dsn: invalid connection option "foo"\n', True),
+    ('connection to server at "127.0.0.1", port 5499 failed: Connection '
+     'refused\n\tIs the server running on that host and accepting TCP/IP '
+     'connections?\n', False),
+    ('connection to server at "controller", port 5432 failed: timeout '
+     'expired\n', False),
+    ('connection to server at "controller", port 5432 failed: FATAL:  '
+     'the database system is starting up\n', False),
+])
+def test_psycopg2_first_connection(message, refused):
+    error = _wrapped(psycopg2.OperationalError(message))
+    assert failures.refuses_connection(error) is refused
+    assert failures.cause(error) == ' '.join(message.split())
+
+
+def test_sqlite_file_that_cannot_be_opened(tmp_path):
+    with pytest.raises(sqlite3.OperationalError) as caught:
+        sqlite3.connect(tmp_path / 'no-such-directory' / 'p.sqlite')
+    error = _wrapped(caught.value)
+    assert failures.refuses_connection(error)
+    assert failures.cause(error) == (
+        'unable to open database file (SQLITE_CANTOPEN)')
+
+
+def test_sqlite_read_only_file(tmp_path):
+    sqlite3.connect(tmp_path / 'p.sqlite').close()
+    conn = sqlite3.connect(f'file:{tmp_path / "p.sqlite"}?mode=ro',
+                           uri=True)
+    with pytest.raises(sqlite3.OperationalError) as caught:
+        conn.execute('CREATE TABLE t (x)')
+    error = _wrapped(caught.value)
+    assert failures.refuses_connection(error)
+    assert failures.cause(error) == (
+        'attempt to write a readonly database (SQLITE_READONLY)')
+
+
+def test_busy_sqlite_file_is_worth_another_attempt():
+    error = _wrapped(sqlite3.OperationalError('database is locked'))
+    error.orig.sqlite_errorcode = 5
+    assert not failures.refuses_connection(error)
+
+
+def test_url_parameters_the_driver_does_not_take():
+    error = TypeError("Connection.__init__() got an unexpected keyword "
+                      "argument 'foo'")
+    assert failures.refuses_connection(error)
+    assert failures.cause(error) == (
+        'the driver does not take these URL parameters: ' + str(error))

@@ -1,0 +1,192 @@
+"""A configuration that cannot work stops the commands, the server and
+the WSGI application at start, in one line that names what to fix.
+
+Each case runs the console scripts of this virtualenv (and imports the
+WSGI module in a new interpreter) as an operator would. The database
+servers' cases run on the backend of ``PLACEMENT_TEST_DB_URL`` (``-m
+db``); those that need no server run everywhere.
+"""
+
+import sqlite3
+
+import pytest
+import sqlalchemy as sa
+
+from placement import fatal
+from tests import database
+from tests.functional import commands
+from tests.functional import test_wsgi
+
+SECRET = 'not-the-password'
+CONNECTION = '[placement_database] connection'
+
+
+def write_conf(path, connection=None, **sections):
+    database_options = {'max_retries': 1, 'retry_interval': 0}
+    if connection is not None:
+        database_options['connection'] = connection.replace('%', '%%')
+    commands.write_config(
+        path, api={'auth_strategy': 'noauth2'},
+        placement_database=database_options, **sections)
+    return path
+
+
+def run_everywhere(config_dir, connection):
+    """``{command: CompletedProcess}`` of every entry point, reading
+    ``$OS_PLACEMENT_CONFIG_DIR/placement.conf``."""
+    write_conf(config_dir / 'placement.conf', connection)
+    return {
+        'db sync': commands.placement_manage(config_dir, 'db', 'sync'),
+        'db version': commands.placement_manage(config_dir, 'db',
+                                                'version'),
+        'report': commands.placement_manage(config_dir, 'report',
+                                            'capacity'),
+        'placement-api': commands.placement_api(config_dir),
+        'placement-status': commands.run('placement-status', 'upgrade',
+                                         'check', config_dir=config_dir),
+        'wsgi': test_wsgi.serve_root(config_dir),
+    }
+
+
+def assert_stopped(results, *expected, status=fatal.CONFIGURATION_ERROR):
+    """Each entry point stopped in one line with every ``expected`` text;
+    the WSGI import logged that line and raised it, nothing chained."""
+    for command, result in results.items():
+        if command == 'wsgi':
+            # The server loading it prints the exception its own way.
+            assert result.returncode == 1, result.stderr
+            logged = [line for line in result.stderr.splitlines()
+                      if 'CRITICAL placement.wsgi.api [-] ' in line]
+            assert len(logged) == 1, result.stderr
+            assert all(text in logged[0] for text in expected), logged
+            assert 'retrying' not in result.stderr
+            assert 'direct cause' not in result.stderr
+            assert SECRET not in result.stderr
+            continue
+        line = commands.only_line(result)
+        for text in expected:
+            assert text in line, (command, line)
+        assert SECRET not in line
+        assert result.returncode == (
+            255 if command == 'placement-status' else status), (command, line)
+
+
+def server_url(**parts):
+    """A URL on the test backend's server."""
+    url = sa.engine.make_url(database.backend_url())
+    return url.set(**parts).render_as_string(hide_password=False)
+
+
+@pytest.mark.parametrize('connection, cause', [
+    ('not a url', 'not a database URL'),
+    (f'mysql+pymysql://placement:{SECRET}@controller:33x6/placement',
+     'not a database URL'),
+    (f'mysql+nosuch://placement:{SECRET}@controller:3306/placement',
+     'unknown database dialect or driver "mysql+nosuch"'),
+    (f'oracle+cx_oracle://placement:{SECRET}@controller/placement',
+     'the driver of "oracle+cx_oracle" is not installed'),
+    ('sqlite:////nonexistent-directory/placement.sqlite',
+     'unable to open database file (SQLITE_CANTOPEN)'),
+])
+def test_unusable_connection(config_dir, connection, cause):
+    results = run_everywhere(config_dir, connection)
+    target = connection.replace(SECRET, '***')
+    assert_stopped(results, f'{CONNECTION} = {target}: {cause}')
+
+
+def test_read_only_sqlite_file(tmp_path, config_dir):
+    path = tmp_path / 'placement.sqlite'
+    sqlite3.connect(path).close()
+    path.chmod(0o444)
+    # Opened read-only as the file's mode makes it for any user but root.
+    connection = f'sqlite:///file:{path}?mode=ro&uri=true'
+    write_conf(config_dir / 'placement.conf', connection)
+    for result in (commands.placement_manage(config_dir, 'db', 'sync'),
+                   commands.placement_api(config_dir)):
+        assert result.returncode == fatal.CONFIGURATION_ERROR
+        assert commands.only_line(result).endswith(
+            f'{CONNECTION} = {connection}: attempt to write a readonly '
+            f'database (SQLITE_READONLY)')
+
+
+@pytest.mark.parametrize('connection, address', [
+    ('mysql+pymysql://placement:{secret}@127.0.0.1:1/placement',
+     '127.0.0.1:1'),
+    ('postgresql+psycopg2://placement:{secret}@127.0.0.1:1/placement',
+     '127.0.0.1:1'),
+    # A socket is named instead.
+    ('mysql+pymysql://placement:{secret}@localhost/placement'
+     '?unix_socket=/nonexistent.sock', '/nonexistent.sock'),
+])
+def test_unreachable_database_is_retried(tmp_path, config_dir, connection,
+                                         address):
+    connection = connection.format(secret=SECRET)
+    conf = write_conf(tmp_path / 'placement.conf', connection)
+    result = commands.placement_manage(config_dir, '--config-file',
+                                       str(conf), 'db', 'sync')
+    assert result.returncode == fatal.TEMPORARY_FAILURE
+    assert 'Traceback' not in result.stderr
+    # max_retries = 1: two attempts, a warning after the first.
+    attempt, last = result.stderr.splitlines()
+    assert (f'WARNING placement.db.api [-] Database of '
+            f'{CONNECTION} not reachable at {address} (attempt 1 of 2): '
+            in attempt)
+    assert attempt.endswith('; retrying in 0s')
+    masked = connection.replace(SECRET, '***')
+    assert last.startswith(
+        f'placement-manage: {CONNECTION} = {masked}: not reachable at '
+        f'{address} after 2 attempts: ')
+    assert SECRET not in result.stderr
+
+
+# Per backend: the parts of a URL on the test server that it refuses,
+# and what the line says of it.
+REFUSALS = {
+    'mysql': [
+        ({'password': SECRET, 'database': 'mysql'},
+         ('Access denied for user', '(MySQL error 1045)')),
+        ({'database': 'placement_no_such_database'},
+         ("Unknown database 'placement_no_such_database'",
+          '(MySQL error 1049)')),
+    ],
+    # The test server trusts any password: an unknown role is what it
+    # refuses.
+    'postgresql': [
+        ({'username': 'placement_no_such_role', 'password': SECRET,
+          'database': 'postgres'},
+         ('FATAL: role "placement_no_such_role" does not exist',)),
+        ({'database': 'placement_no_such_database'},
+         ('FATAL: database "placement_no_such_database" does not exist',)),
+    ],
+}
+
+
+@pytest.mark.db
+@pytest.mark.parametrize('case', [0, 1], ids=['credentials', 'database'])
+def test_refused_by_the_server(config_dir, case):
+    """Refused credentials and an unknown database stop every entry
+    point at once, whatever the retries allowed."""
+    if not database.backend_url():
+        pytest.skip('SQLite has no server to refuse a connection '
+                    '(test_unusable_connection has its refusals)')
+    backend = sa.engine.make_url(database.backend_url()).get_backend_name()
+    parts, causes = REFUSALS[backend][case]
+    connection = server_url(**parts)
+    results = run_everywhere(config_dir, connection)
+    target = connection.replace(SECRET, '***')
+    assert_stopped(results, f'{CONNECTION} = {target}: ', *causes)
+
+
+def test_debug_logs_the_details(tmp_path, config_dir):
+    connection = f'mysql+nosuch://placement:{SECRET}@controller/placement'
+    conf = write_conf(tmp_path / 'placement.conf', connection)
+    result = commands.placement_manage(
+        config_dir, '--debug', '--config-file', str(conf), 'db', 'sync')
+    assert result.returncode == fatal.CONFIGURATION_ERROR
+    *details, last = result.stderr.splitlines()
+    assert 'DEBUG placement.fatal [-] Stopped by a fatal error' in (
+        '\n'.join(details))
+    assert any('Traceback (most recent call last):' in line
+               for line in details)
+    assert last.startswith(f'placement-manage: {CONNECTION} = ')
+    assert SECRET not in result.stderr
