@@ -19,13 +19,18 @@ import os
 import resource
 import time
 
+import webob
+import webob.exc
 from gunicorn.workers import base
+from oslo_middleware import request_id
 from waitress import adjustments
 from waitress import channel
 from waitress import parser
 from waitress import server
 from waitress import task
 from waitress import wasyncore
+
+from placement import wsgi_wrapper
 
 LOG = logging.getLogger(__name__)
 
@@ -69,6 +74,35 @@ class _Request(parser.HTTPRequestParser):
         return consumed
 
 
+def _refusal(error):
+    """The API's error document (a webob Response, with a request id)
+    for waitress's ``error``: a request it could not read or take."""
+
+    def refuse(_req):
+        raise webob.exc.status_map[error.code](
+            detail=error.body, body_template='${detail}')
+
+    stack = request_id.RequestId(wsgi_wrapper.PlacementWsgify(refuse))
+    return webob.Request.blank('/').get_response(stack)
+
+
+class _ErrorTask(task.ErrorTask):
+    """Answers a malformed or too large request as the API answers bad
+    input: JSON, not waitress's plain text."""
+
+    def execute(self):
+        response = _refusal(self.request.error)
+        LOG.info('Refused a request from %s: %s %s', self.channel.addr[0],
+                 response.status, self.request.error.body)
+        self.status = response.status
+        self.response_headers.extend(
+            (name, value) for name, value in response.headerlist
+            if name.lower() != 'content-length')
+        self.set_close_on_finish()
+        self.content_length = len(response.body)
+        self.write(response.body)
+
+
 class _Channel(channel.HTTPChannel):
     """A connection that knows since when its client owes it what.
 
@@ -77,6 +111,7 @@ class _Channel(channel.HTTPChannel):
     """
 
     parser_class = _Request
+    error_task_class = _ErrorTask
     #: When the head of the request being read began to be owed.
     head_began = None
     #: Whether a request of this connection was served (kept alive).

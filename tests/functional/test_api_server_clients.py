@@ -11,6 +11,7 @@ no earlier than its timeout and within ``LATE`` seconds after it.
 import concurrent.futures
 import contextlib
 import http.client
+import json
 import os
 import resource
 import selectors
@@ -190,6 +191,30 @@ def test_a_slow_request_within_the_timeouts_is_served(server):
         response = http.client.HTTPResponse(sock)
         response.begin()
         assert response.status == 201, response.read()
+
+
+@pytest.mark.parametrize('head, status', [
+    (b'GARBAGE\r\n\r\n', 400),
+    (b'GET / HTTP/1.1\r\nHost: x\r\nX-Big: %s\r\n\r\n' % (b'a' * 300_000),
+     431),
+    (b'GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n',
+     501),
+])
+def test_a_request_the_server_cannot_take_gets_a_json_error(
+        server, head, status):
+    with socket.create_connection(server, timeout=LATE) as sock:
+        with contextlib.suppress(ConnectionResetError):
+            sock.sendall(head)
+        response = http.client.HTTPResponse(sock)
+        response.begin()
+        body = json.loads(response.read())
+    assert response.status == status
+    assert response.getheader('Content-Type') == 'application/json'
+    error, = body['errors']
+    assert error['status'] == status
+    assert error['detail']
+    assert error['request_id'] == response.getheader(
+        'X-OpenStack-Request-Id')
 
 
 def test_two_instances_share_nothing(tmp_path):
