@@ -12,15 +12,15 @@ Serves an SQLite database holding a few providers with ``placement-api``
   runs ``--wrk-seconds`` on ``GET /`` and on ``GET /resource_providers``
   with 16 connections from 2 threads: requests per second, latency p50,
   p99 and max;
-- stalled clients: for each ``--stalled`` count and each kind, opens
-  that many connections that stall, then for ``--seconds`` sends one
-  ``GET /`` a second from a new connection (10 s timeout) and records
-  its latency or its failure, and when the server closed the stalled
-  connections. The kinds: ``silent`` (connects, sends nothing),
-  ``head`` (a request head without its final empty line), ``body``
-  (a complete head declaring ``Content-Length: 100`` and 10 bytes of
-  body), ``idle`` (one complete request answered, the connection kept
-  alive and left idle).
+- stalled clients: for each ``--stalled`` count and each kind, on a
+  fresh server, opens that many connections that stall, then for
+  ``--seconds`` sends one ``GET /`` a second from a new connection
+  (10 s timeout) and records its latency or its failure, and when the
+  server closed the stalled connections. The kinds: ``silent``
+  (connects, sends nothing), ``head`` (a request head without its
+  final empty line), ``body`` (a complete head declaring
+  ``Content-Length: 100`` and 10 bytes of body), ``idle`` (one complete
+  request answered, the connection kept alive and left idle).
 
 ``--baseline DIR`` runs everything a second time with the code of
 another checkout (its ``placement`` package first on ``PYTHONPATH``),
@@ -29,6 +29,7 @@ The figures (and the load average) are printed as JSON.
 """
 
 import argparse
+import contextlib
 import http.client
 import json
 import os
@@ -199,33 +200,46 @@ def throughput(endpoint, path, seconds):
     }
 
 
-def measure(args, http_pool, conf, workdir, pythonpath):
+@contextlib.contextmanager
+def serving(args, http_pool, conf, workdir, pythonpath):
+    """A fresh server; its endpoint. The database holds PROVIDERS
+    providers."""
     server = bench.Server(conf, workdir, args.workers, args.threads,
                           pythonpath,
                           () if pythonpath else args.server_arg)
     try:
         server.wait_until_up(http_pool)
-        for index in range(PROVIDERS):
+        listed = http_pool.request(
+            'GET', server.endpoint + '/resource_providers',
+            headers=HEADERS).json()['resource_providers']
+        for index in range(len(listed), PROVIDERS):
             http_pool.request(
                 'POST', server.endpoint + '/resource_providers',
-                json={'name': f'rp-{index}-{time.monotonic_ns()}'},
-                headers=HEADERS)
-        results = {'throughput': [], 'stalled': []}
-        if shutil.which('wrk'):
-            for path in ('/', '/resource_providers'):
-                results['throughput'].append(
-                    throughput(server.endpoint, path, args.wrk_seconds))
-                print(json.dumps(results['throughput'][-1]), flush=True)
-        else:
-            print('wrk is not installed: no throughput figures', flush=True)
-        for count in args.stalled:
-            for kind in STALLS:
-                results['stalled'].append(stalled_run(
-                    server.endpoint, kind, count, args.seconds))
-                print(json.dumps(results['stalled'][-1]), flush=True)
-        return results
+                json={'name': f'rp-{index}'}, headers=HEADERS)
+        yield server.endpoint
     finally:
         server.stop()
+
+
+def measure(args, http_pool, conf, workdir, pythonpath):
+    """The figures of one tree; a fresh server for each stalled run, so
+    that none inherits what the previous one left."""
+    results = {'throughput': [], 'stalled': []}
+    if shutil.which('wrk'):
+        with serving(args, http_pool, conf, workdir, pythonpath) as url:
+            for path in ('/', '/resource_providers'):
+                results['throughput'].append(
+                    throughput(url, path, args.wrk_seconds))
+                print(json.dumps(results['throughput'][-1]), flush=True)
+    else:
+        print('wrk is not installed: no throughput figures', flush=True)
+    for count in args.stalled:
+        for kind in STALLS:
+            with serving(args, http_pool, conf, workdir, pythonpath) as url:
+                results['stalled'].append(
+                    stalled_run(url, kind, count, args.seconds))
+            print(json.dumps(results['stalled'][-1]), flush=True)
+    return results
 
 
 def main():

@@ -94,7 +94,8 @@ class _Server(gunicorn_base.BaseApplication):
 
     def load_config(self):
         conf = self.conf
-        self.cfg.set('bind', f'{conf.host}:{conf.port}')
+        host = f'[{conf.host}]' if ':' in conf.host else conf.host
+        self.cfg.set('bind', f'{host}:{conf.port}')
         self.cfg.set('workers', conf.workers or default_workers())
         self.cfg.set('threads', conf.threads)
         self.cfg.set('worker_class', server.worker_class(server.ClientLimits(
