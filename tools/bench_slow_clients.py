@@ -2,6 +2,7 @@
 
     PYTHONPATH=. .venv/bin/python -m tools.bench_slow_clients
         [--stalled 40 --stalled 200] [--seconds 20] [--wrk-seconds 10]
+        [--rounds 1]
         [--workers 2 --threads 8] [--server-arg=--header-timeout=5 ...]
         [--baseline DIR] [--json FILE]
 
@@ -12,20 +13,23 @@ Serves an SQLite database holding a few providers with ``placement-api``
   runs ``--wrk-seconds`` on ``GET /`` and on ``GET /resource_providers``
   with 16 connections from 2 threads: requests per second, latency p50,
   p99 and max;
-- stalled clients: for each ``--stalled`` count and each kind, on a
-  fresh server, opens that many connections that stall, then for
-  ``--seconds`` sends one ``GET /`` a second from a new connection
-  (10 s timeout) and records its latency or its failure, and when the
-  server closed the stalled connections. The kinds: ``silent``
-  (connects, sends nothing), ``head`` (a request head without its
-  final empty line), ``body`` (a complete head declaring
-  ``Content-Length: 100`` and 10 bytes of body), ``idle`` (one complete
-  request answered, the connection kept alive and left idle).
+- stalled clients (``--stalled 0``: none): for each ``--stalled``
+  count and each kind, on a fresh server, opens that many connections
+  that stall, then for ``--seconds`` sends one ``GET /`` a second
+  from a new connection (10 s timeout) and records its latency or its
+  failure, and when the server closed the stalled connections. The
+  kinds: ``silent`` (connects, sends nothing), ``head`` (a request
+  head without its final empty line), ``body`` (a complete head
+  declaring ``Content-Length: 100`` and 10 bytes of body), ``idle``
+  (one complete request answered, the connection kept alive and left
+  idle).
 
 ``--baseline DIR`` runs everything a second time with the code of
 another checkout (its ``placement`` package first on ``PYTHONPATH``),
-without the ``--server-arg`` options.
-The figures (and the load average) are printed as JSON.
+without the ``--server-arg`` options; the throughput is measured
+``--rounds`` times, alternately on each tree, as the load of a shared
+machine varies. The figures (and the load average) are printed as
+JSON.
 """
 
 import argparse
@@ -221,24 +225,25 @@ def serving(args, http_pool, conf, workdir, pythonpath):
         server.stop()
 
 
-def measure(args, http_pool, conf, workdir, pythonpath):
-    """The figures of one tree; a fresh server for each stalled run, so
-    that none inherits what the previous one left."""
-    results = {'throughput': [], 'stalled': []}
-    if shutil.which('wrk'):
-        with serving(args, http_pool, conf, workdir, pythonpath) as url:
-            for path in ('/', '/resource_providers'):
-                results['throughput'].append(
-                    throughput(url, path, args.wrk_seconds))
-                print(json.dumps(results['throughput'][-1]), flush=True)
-    else:
-        print('wrk is not installed: no throughput figures', flush=True)
+def throughput_round(args, http_pool, conf, workdir, pythonpath):
+    """wrk's figures for each path, on a fresh server."""
+    results = []
+    with serving(args, http_pool, conf, workdir, pythonpath) as url:
+        for path in ('/', '/resource_providers'):
+            results.append(throughput(url, path, args.wrk_seconds))
+            print(json.dumps(results[-1]), flush=True)
+    return results
+
+
+def stalled_runs(args, http_pool, conf, workdir, pythonpath):
+    """Each stalled run on a fresh server, so that none inherits what
+    the previous one left."""
+    results = []
     for count in args.stalled:
         for kind in STALLS:
             with serving(args, http_pool, conf, workdir, pythonpath) as url:
-                results['stalled'].append(
-                    stalled_run(url, kind, count, args.seconds))
-            print(json.dumps(results['stalled'][-1]), flush=True)
+                results.append(stalled_run(url, kind, count, args.seconds))
+            print(json.dumps(results[-1]), flush=True)
     return results
 
 
@@ -250,20 +255,30 @@ def main():
     parser.add_argument('--workers', type=int, default=2)
     parser.add_argument('--threads', type=int, default=8)
     parser.add_argument('--server-arg', action='append', default=[])
+    parser.add_argument('--rounds', type=int, default=1)
     parser.add_argument('--baseline')
     parser.add_argument('--json')
     args = parser.parse_args()
-    args.stalled = args.stalled or [40, 200]
+    args.stalled = [count for count in args.stalled or [40, 200] if count]
     http_pool = urllib3.PoolManager(maxsize=4)
     workdir = tempfile.mkdtemp(prefix='placement-bench-slow-')
     try:
         conf = bench.prepare_config(
             workdir, f'sqlite:///{os.path.join(workdir, "bench.sqlite")}')
-        report = {'this': measure(args, http_pool, conf, workdir, None)}
+        trees = {'this': None}
         if args.baseline:
-            report['baseline'] = measure(
-                args, http_pool, conf, workdir,
-                os.path.abspath(args.baseline))
+            trees['baseline'] = os.path.abspath(args.baseline)
+        report = {name: {'throughput': [], 'stalled': []} for name in trees}
+        if not shutil.which('wrk'):
+            print('wrk is not installed: no throughput figures', flush=True)
+            args.rounds = 0
+        for _ in range(args.rounds):
+            for name, pythonpath in trees.items():
+                report[name]['throughput'] += throughput_round(
+                    args, http_pool, conf, workdir, pythonpath)
+        for name, pythonpath in trees.items():
+            report[name]['stalled'] = stalled_runs(
+                args, http_pool, conf, workdir, pythonpath)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     report['uptime'] = subprocess.run(
