@@ -144,10 +144,13 @@ class _Channel(channel.HTTPChannel):
             return now - self.head_began > limits.header_timeout
         return now - request.head_ended > limits.body_timeout
 
-    def idle(self):
-        """Nothing in progress: no request read, served or answered."""
-        return (self.request is None and not self.requests
-                and not self.total_outbufs_len)
+    def stoppable(self):
+        """Whether a stopping worker may close it at once: nothing being
+        served or answered, and no request past its head (a client
+        retries a request the server never had)."""
+        return (not self.requests and not self.total_outbufs_len
+                and (self.request is None
+                     or self.request.head_ended is None))
 
 
 class _Listener(server.TcpWSGIServer):
@@ -258,8 +261,8 @@ class Worker(base.Worker):
 
     def _finish(self, listeners, socket_map):
         """Stop accepting, and serve what is in progress until done or
-        until the graceful timeout; kept-alive connections are closed
-        as soon as they are idle."""
+        until the graceful timeout; other connections are closed as
+        soon as they are stoppable."""
         for listener in listeners:
             listener.accepting = False
         deadline = time.monotonic() + max(1, self.cfg.graceful_timeout - 1)
@@ -267,7 +270,7 @@ class Worker(base.Worker):
             busy = False
             for listener in listeners:
                 for conn in list(listener.active_channels.values()):
-                    if conn.idle():
+                    if conn.stoppable():
                         conn.handle_close()
                     else:
                         busy = True

@@ -261,11 +261,15 @@ def test_two_instances_share_nothing(tmp_path):
 
 def test_sigterm_lets_a_request_in_flight_finish(tmp_path):
     """A write waits for the database lock the test holds; SIGTERM comes
-    meanwhile. The write is answered, then the server exits 0."""
-    process, endpoint = api_server.start_dev(tmp_path, '--workers', '1')
+    meanwhile. The write is answered, then the server exits 0 without
+    waiting for the clients that owe it a head or sit idle."""
+    process, endpoint = api_server.start_dev(
+        tmp_path, '--workers', '1', *_timeouts(60))
     address = urllib.parse.urlsplit(endpoint)
     address = (address.hostname, address.port)
     try:
+        waiting = [Stalled(address, kind)
+                   for kind in ('partial head', 'idle keep-alive')]
         lock = sqlite3.connect(tmp_path / 'placement.sqlite',
                                isolation_level=None)
         lock.execute('BEGIN IMMEDIATE')
@@ -284,6 +288,9 @@ def test_sigterm_lets_a_request_in_flight_finish(tmp_path):
         writer.join(LATE)
         assert result['answer'][0] == 200
         assert process.wait(LATE) == 0
+        for conn in waiting:
+            conn.check()
+            assert conn.closed, conn.kind
     finally:
         if process.poll() is None:
             api_server.stop(process)
