@@ -189,7 +189,10 @@ def throughput(endpoint, path, seconds):
         ['wrk', '-t2', '-c16', f'-d{seconds}s', '--latency', *headers,
          endpoint + path],
         check=True, capture_output=True, text=True).stdout
-    percentiles = dict(re.findall(r'^\s+(50|99)%\s+(\S+)$', output, re.M))
+    percentiles = dict(re.findall(r'^\s*(50|99)%\s+(\S+)\s*$', output,
+                                  re.M))
+    if len(percentiles) != 2:
+        raise RuntimeError(f'wrk said:\n{output}')
     return {
         'path': path,
         'requests_per_s': float(
