@@ -250,7 +250,7 @@ def stalled_runs(args, http_pool, conf, workdir, pythonpath):
     return results
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--stalled', type=int, action='append')
     parser.add_argument('--seconds', type=int, default=20)
@@ -261,7 +261,7 @@ def main():
     parser.add_argument('--rounds', type=int, default=1)
     parser.add_argument('--baseline')
     parser.add_argument('--json')
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     args.stalled = [count for count in args.stalled or [40, 200] if count]
     http_pool = urllib3.PoolManager(maxsize=4)
     workdir = tempfile.mkdtemp(prefix='placement-bench-slow-')
