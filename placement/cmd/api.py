@@ -7,8 +7,9 @@
                   [--dev] [--config-file PATH]
 
 It stays in the foreground. SIGHUP reads the configuration files again
-and replaces the workers gracefully; SIGTERM (or SIGINT) stops accepting,
-lets the requests in progress finish (``--graceful-timeout``) and exits.
+and replaces the workers gracefully; SIGTERM stops accepting, lets the
+requests in progress finish (``--graceful-timeout``) and exits 0; SIGINT
+(Ctrl-C) and SIGQUIT stop at once.
 See :mod:`placement.wsgi.server` for how slow clients are kept out.
 
 ``--dev`` is for trying the service out: no keystone (noauth2), an SQLite
