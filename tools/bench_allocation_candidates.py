@@ -213,7 +213,8 @@ def _cpu_seconds(pid):
 class Server:
     """placement-api in its own session, so that Ctrl-C reaches us only."""
 
-    def __init__(self, conf, workdir, workers, threads, pythonpath=None):
+    def __init__(self, conf, workdir, workers, threads, pythonpath=None,
+                 extra_args=()):
         self.endpoint = f'http://127.0.0.1:{_free_port()}'
         self.log_path = os.path.join(workdir, 'server.log')
         port = self.endpoint.rsplit(':', 1)[1]
@@ -221,7 +222,8 @@ class Server:
             self.process = subprocess.Popen(
                 [_venv_command('placement-api'), '--config-file', conf,
                  '--host', '127.0.0.1', '--port', port,
-                 '--workers', str(workers), '--threads', str(threads)],
+                 '--workers', str(workers), '--threads', str(threads),
+                 *extra_args],
                 stdout=log, stderr=subprocess.STDOUT, cwd=workdir,
                 start_new_session=True,
                 env=None if pythonpath is None else {

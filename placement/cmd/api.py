@@ -1,7 +1,16 @@
-"""placement-api: serve the API under gunicorn (threads and processes).
+"""placement-api: serve the API (gunicorn's master, waitress in each worker).
 
-    placement-api [--host 127.0.0.1] [--port 8778] [--workers 2]
-                  [--threads 8] [--dev] [--config-file PATH]
+    placement-api [--host 127.0.0.1] [--port 8778] [--workers N]
+                  [--threads 8] [--header-timeout 20] [--body-timeout 60]
+                  [--send-timeout 60] [--keepalive-timeout 5]
+                  [--max-connections 1000] [--graceful-timeout 30]
+                  [--dev] [--config-file PATH]
+
+It stays in the foreground. SIGHUP reads the configuration files again
+and replaces the workers gracefully; SIGTERM stops accepting, lets the
+requests in progress finish (``--graceful-timeout``) and exits 0; SIGINT
+(Ctrl-C) and SIGQUIT stop at once.
+See :mod:`placement.wsgi.server` for how slow clients are kept out.
 
 ``--dev`` is for trying the service out: no keystone (noauth2), an SQLite
 database file in the current directory whose schema is created on start.
@@ -17,36 +26,97 @@ from oslo_config import cfg
 from placement import deploy
 from placement import fatal
 from placement.conf import loading
+from placement.wsgi import server
 
 _DEV_DATABASE = 'placement.sqlite'
+#: Worker processes at most by default: each holds its own database
+#: pool and copy of the application; past this, run more hosts.
+MAX_DEFAULT_WORKERS = 8
 
 _cli_opts = [
     cfg.HostAddressOpt('host', default='127.0.0.1',
                        help='Address to listen on.'),
     cfg.PortOpt('port', default=8778, help='Port to listen on.'),
-    cfg.IntOpt('workers', default=2, min=1, help='Worker processes.'),
-    cfg.IntOpt('threads', default=8, min=1, help='Threads per worker.'),
+    cfg.IntOpt('workers', min=1,
+               sample_default=f'CPUs, at most {MAX_DEFAULT_WORKERS}',
+               help='Worker processes. Default: one per CPU this process '
+                    f'may run on, at most {MAX_DEFAULT_WORKERS}.'),
+    cfg.IntOpt('threads', default=8, min=1,
+               help='Threads per worker that run the application. They '
+                    'get complete requests only: each worker reads '
+                    'requests and writes answers in its own event loop. '
+                    'Size [placement_database] max_pool_size plus '
+                    'max_overflow to at least this.'),
+    cfg.FloatOpt('header-timeout', default=20, min=0.1,
+                 help='Seconds a client has to send a complete request '
+                      'head (request line and headers), counted from '
+                      'connecting, or, on a kept-alive connection, from '
+                      'the first byte of the next request. The '
+                      'connection is closed then.'),
+    cfg.FloatOpt('body-timeout', default=60, min=0.1,
+                 help='Seconds a client has to send a request body, '
+                      'counted from the end of its head. The connection '
+                      'is closed then.'),
+    cfg.FloatOpt('send-timeout', default=60, min=0.1,
+                 help='Seconds a client may leave its answer unread '
+                      '(nothing of it sent) before the connection is '
+                      'closed.'),
+    cfg.FloatOpt('keepalive-timeout', default=5, min=0.1,
+                 help='Seconds a kept-alive connection may stay idle '
+                      'between two requests before it is closed.'),
+    cfg.IntOpt('max-connections', default=1000, min=1,
+               help='Open connections per worker, slow and idle ones '
+                    'included; a worker with as many stops accepting '
+                    'until one closes. The limit of open files is '
+                    'raised to match, as far as its hard limit allows.'),
+    cfg.IntOpt('graceful-timeout', default=30, min=1,
+               help='Seconds SIGTERM and SIGHUP give the requests in '
+                    'progress to finish before their worker is killed.'),
     cfg.BoolOpt('dev', default=False,
                 help='Development mode: noauth2 and an SQLite database in '
                      f'./{_DEV_DATABASE}, created on start.'),
 ]
 
 
+def default_workers():
+    """One per CPU this process may run on, at most MAX_DEFAULT_WORKERS."""
+    return min(len(os.sched_getaffinity(0)), MAX_DEFAULT_WORKERS)
+
+
 class _Server(gunicorn_base.BaseApplication):
+    """gunicorn's master with the workers of :mod:`placement.wsgi.server`.
+
+    Nothing of it is shared with another instance on the host: no
+    control socket (manage it with signals), no pid file.
+    """
+
     def __init__(self, conf):
         self.conf = conf
         super().__init__()
 
     def load_config(self):
-        self.cfg.set('bind', f'{self.conf.host}:{self.conf.port}')
-        self.cfg.set('workers', self.conf.workers)
-        self.cfg.set('threads', self.conf.threads)
-        self.cfg.set('worker_class', 'gthread')
+        conf = self.conf
+        host = f'[{conf.host}]' if ':' in conf.host else conf.host
+        self.cfg.set('bind', f'{host}:{conf.port}')
+        self.cfg.set('workers', conf.workers or default_workers())
+        self.cfg.set('threads', conf.threads)
+        self.cfg.set('worker_class', server.worker_class(server.ClientLimits(
+            header_timeout=conf.header_timeout,
+            body_timeout=conf.body_timeout,
+            send_timeout=conf.send_timeout,
+            keepalive_timeout=conf.keepalive_timeout,
+            max_connections=conf.max_connections)))
+        self.cfg.set('graceful_timeout', conf.graceful_timeout)
         self.cfg.set('accesslog', None)
-        # A scheduler's query naming many aggregates or traits runs past
-        # gunicorn's 4,094-byte request line; upstream's servers take it
-        # (devstack's uWSGI a 64 KiB buffer). 0: no limit of gunicorn's.
-        self.cfg.set('limit_request_line', 0)
+        # gunicorn 24 and later listen on one control socket per user
+        # (~/.gunicorn/gunicorn.ctl): a second instance took it over.
+        if 'control_socket_disable' in self.cfg.settings:
+            self.cfg.set('control_socket_disable', True)
+
+    def reload(self):
+        """SIGHUP: the configuration files again, for the new workers."""
+        self.conf.reload_config_files()
+        super().reload()
 
     def load(self):
         return deploy.loadapp(self.conf)

@@ -8,6 +8,7 @@ import sys
 from placement.db import api as db_api
 from tests import database
 from tests import processes
+from tests.functional import commands
 
 
 def venv_command(name):
@@ -44,10 +45,48 @@ def running_server(tmp_path, workers=1, threads=4, url=None):
                                 tmp_path / 'server.log')
         yield endpoint
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
         log.close()
+
+
+def start_dev(workdir, *args, env=None):
+    """``placement-api --dev`` in ``workdir`` (its SQLite file there) on
+    a free port, with ``args``; (the Popen, its base URL) once it
+    answers. Its output goes to ``workdir/placement-api.log``."""
+    log_path = workdir / 'placement-api.log'
+    port = processes.free_port()
+    with open(log_path, 'ab') as log:
+        process = subprocess.Popen(
+            [venv_command('placement-api'), '--dev', '--port', str(port),
+             *args],
+            cwd=workdir, stdout=log, stderr=subprocess.STDOUT,
+            env={**commands.environ(workdir), **(env or {})})
+    endpoint = f'http://127.0.0.1:{port}'
+    try:
+        processes.wait_until_up(endpoint + '/', process, log_path)
+    except BaseException:
+        stop(process)
+        raise
+    return process, endpoint
+
+
+def stop(process, timeout=30):
+    """SIGTERM, then SIGKILL after ``timeout`` seconds; the exit status
+    (None when it had to be killed)."""
+    process.terminate()
+    try:
+        return process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        return None
+
+
+def children(pid):
+    """The pids of the direct children of ``pid`` (Linux /proc)."""
+    try:
+        with open(f'/proc/{pid}/task/{pid}/children') as f:
+            return sorted(int(child) for child in f.read().split())
+    except OSError:
+        return []
+

@@ -7,23 +7,15 @@ SQLite only by nature: development mode keeps its database in
 import concurrent.futures
 import json
 import os
-import socket
-import subprocess
 import time
 import urllib.error
 import urllib.request
 
 import pytest
 
-from tests.functional import commands
+from tests.functional import server as api_server
 
 START_TIMEOUT = 60
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
 
 
 def request(url, headers=None):
@@ -38,47 +30,16 @@ def request(url, headers=None):
             return error.code, error.headers, json.load(error)
 
 
-def wait_until_serving(process, url, log):
-    deadline = time.monotonic() + START_TIMEOUT
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f'placement-api exited with {process.returncode}: '
-                        f'{log.read_text()}')
-        try:
-            return request(url)
-        except OSError:
-            time.sleep(0.2)
-    pytest.fail('placement-api did not answer in time')
-
-
-def stop(process):
-    process.terminate()
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-        pytest.fail('placement-api did not stop on SIGTERM')
-
-
 @pytest.fixture(scope='module')
 def server(tmp_path_factory):
     """(base URL, the Popen, its working directory)."""
     workdir = tmp_path_factory.mktemp('placement-api')
-    log = workdir / 'placement-api.log'
-    port = free_port()
-    with open(log, 'w') as log_file:
-        process = subprocess.Popen(
-            [commands.script('placement-api'), '--dev', '--port', str(port)],
-            env=commands.environ(workdir), cwd=workdir,
-            stdout=log_file, stderr=subprocess.STDOUT)
-    base = f'http://127.0.0.1:{port}'
+    process, base = api_server.start_dev(workdir)
     try:
-        wait_until_serving(process, base + '/', log)
         yield base, process, workdir
     finally:
-        stop(process)
-    assert process.returncode == 0, log.read_text()
+        status = api_server.stop(process)
+    assert status == 0, (workdir / 'placement-api.log').read_text()
 
 
 def test_versions(server):
@@ -119,35 +80,24 @@ def test_a_long_request_line_is_served(server):
     assert body == {'resource_providers': []}
 
 
-def _children(pid):
-    """The pids of the direct children of ``pid`` (Linux /proc)."""
-    children = []
-    for entry in os.listdir('/proc'):
-        if entry.isdigit():
-            try:
-                with open(f'/proc/{entry}/stat') as stat:
-                    fields = stat.read().rsplit(')', 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                children.append(int(entry))
-    return children
-
-
-def test_gunicorn_workers(server):
+def test_workers(server):
+    """One worker per CPU by default (at most 8), each serving several
+    requests at once; no Server header names the software."""
     base, process, workdir = server
     _status, headers, _body = request(base + '/')
-    assert headers['Server'].startswith('gunicorn')
+    assert 'Server' not in headers
     with concurrent.futures.ThreadPoolExecutor(16) as pool:
         statuses = list(pool.map(lambda _: request(base + '/')[0],
                                  range(32)))
     assert statuses == [200] * 32
     if not os.path.isdir('/proc'):
         pytest.skip('no /proc to count worker processes')
-    # The default of --workers. The arbiter forks them one by one and
-    # replaces any that exits, so wait for the count to settle.
+    # The arbiter forks them one by one and replaces any that exits, so
+    # wait for the count to settle.
+    workers = min(len(os.sched_getaffinity(0)), 8)
     deadline = time.monotonic() + START_TIMEOUT
-    while len(_children(process.pid)) != 2 and time.monotonic() < deadline:
+    while (len(api_server.children(process.pid)) != workers
+           and time.monotonic() < deadline):
         time.sleep(0.2)
-    assert len(_children(process.pid)) == 2, (
+    assert len(api_server.children(process.pid)) == workers, (
         workdir / 'placement-api.log').read_text()

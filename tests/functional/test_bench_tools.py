@@ -8,6 +8,7 @@ import json
 
 from tools import bench_allocation_candidates as bench
 from tools import bench_claims
+from tools import bench_slow_clients
 
 TINY = ['--db', 'sqlite', '--providers', '30', '--trees', '2',
         '--aggregates', '4', '--member-of', '2', '--sharing', '2',
@@ -35,3 +36,16 @@ def test_claims_benchmark_claims_without_over_allocation(tmp_path):
     result = json.loads(out.read_text())
     assert result['over_allocated'] == 0
     assert result['results'][0]['claimed'] > 0
+
+
+def test_slow_clients_benchmark_measures_every_kind(tmp_path):
+    out = tmp_path / 'slow.json'
+    assert bench_slow_clients.main([
+        '--stalled', '3', '--seconds', '2', '--wrk-seconds', '1',
+        '--workers', '1', '--threads', '2',
+        '--server-arg=--header-timeout=1', '--json', str(out)]) == 0
+    result = json.loads(out.read_text())['this']
+    assert [row['kind'] for row in result['stalled']] == list(
+        bench_slow_clients.STALLS)
+    assert all(row['stalled'] == 3 and row['probes'] > 0
+               for row in result['stalled'])
