@@ -27,6 +27,7 @@ import jsonschema
 import webob.exc
 from oslo_utils import uuidutils
 
+from placement import client_text
 from placement import errors
 from placement import microversion
 
@@ -151,7 +152,8 @@ def _check(validator, instance, compiled):
         code = compiled.param(error.path[0]).code
     else:
         code = errors.DEFAULT
-    raise webob.exc.HTTPBadRequest(f'{_PREFIX}{error}', comment=code)
+    raise webob.exc.HTTPBadRequest(
+        f'{_PREFIX}{client_text.validation_detail(error)}', comment=code)
 
 
 def _values(req):
@@ -162,6 +164,12 @@ def _values(req):
         raise webob.exc.HTTPBadRequest(f'{_PREFIX}{exc}')
     values = {}
     for name, value in items:
+        problem = (client_text.unstorable(name)
+                   or client_text.unstorable(value))
+        if problem is not None:
+            raise webob.exc.HTTPBadRequest(
+                f'{_PREFIX}{client_text.clip(repr(name))}: {problem}.',
+                comment=errors.QUERYPARAM_BAD_VALUE)
         values.setdefault(name, []).append(value)
     return values
 
