@@ -30,8 +30,8 @@ def _path(req):
     """The request's path as text: WSGI gives its bytes as Latin-1, and
     clients send UTF-8 (``/reports/usage/proj%C3%A9`` is ``projé``).
 
-    400 for a path that is not UTF-8 or holds a NUL: no resource is
-    named so.
+    A path that is not UTF-8 or holds a NUL names nothing: reading or
+    deleting it is a 404, writing it a 400.
     """
     raw = req.environ['PATH_INFO']
     try:
@@ -41,12 +41,15 @@ def _path(req):
         # give decoded text): take it as it is.
         path = raw
     except UnicodeDecodeError:
-        raise webob.exc.HTTPBadRequest(
-            'The URL path is not valid UTF-8 once percent-decoded.')
-    problem = client_text.unstorable(path)
-    if problem is not None:
-        raise webob.exc.HTTPBadRequest(f'Invalid URL path: {problem}.')
-    return path
+        path, problem = None, 'it is not UTF-8 once percent-decoded'
+    else:
+        problem = client_text.unstorable(path)
+    if problem is None:
+        return path
+    detail = f'The URL path names nothing: {problem}.'
+    if req.method in ('GET', 'HEAD', 'DELETE'):
+        raise webob.exc.HTTPNotFound(detail)
+    raise webob.exc.HTTPBadRequest(detail)
 
 
 def _not_found(path):

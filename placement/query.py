@@ -168,8 +168,7 @@ def _values(req):
                    or client_text.unstorable(value))
         if problem is not None:
             raise webob.exc.HTTPBadRequest(
-                f'{_PREFIX}{client_text.clip(repr(name))}: {problem}.',
-                comment=errors.QUERYPARAM_BAD_VALUE)
+                f'{_PREFIX}{client_text.clip(repr(name))}: {problem}.')
         values.setdefault(name, []).append(value)
     return values
 

@@ -75,19 +75,22 @@ def test_unstorable_text_in_bodies_is_400_and_writes_nothing(
 
 
 @pytest.mark.parametrize('bad', ['%ED%A0%80', '%00', 'a%00b', '%FF'])
-def test_unstorable_text_in_paths_is_400(api, world, bad):
+def test_unstorable_text_in_paths_names_nothing(api, world, bad):
+    """Reading or deleting it is a 404, writing it a 400."""
     rp_uuid, consumer = world
     before = fuzz_api.database_digest(api)
-    for method, path in [
-            ('GET', f'/reports/usage/{bad}'),
-            ('PUT', f'/traits/CUSTOM_{bad}'),
-            ('PUT', f'/resource_classes/CUSTOM_{bad}'),
-            ('GET', f'/resource_providers/{bad}'),
-            ('DELETE', f'/allocations/{bad}'),
-            ('GET', f'/nowhere/{bad}')]:
+    for method, path, status in [
+            ('GET', f'/reports/usage/{bad}', 404),
+            ('PUT', f'/traits/CUSTOM_{bad}', 400),
+            ('PUT', f'/resource_classes/CUSTOM_{bad}', 400),
+            ('GET', f'/resource_providers/{bad}', 404),
+            ('DELETE', f'/allocations/{bad}', 404),
+            ('DELETE', f'/resource_providers/{rp_uuid}/traits/{bad}', 404),
+            ('GET', f'/nowhere/{bad}', 404)]:
         response = api.send(method, path, HEADERS)
-        assert response.status_int == 400, (path, response.text)
-        assert 'URL path' in response.json['errors'][0]['detail']
+        assert response.status_int == status, (path, response.text)
+        assert ('The URL path names nothing'
+                in response.json['errors'][0]['detail'])
     assert fuzz_api.database_digest(api) == before
 
 
