@@ -164,13 +164,20 @@ def _values(req):
         raise webob.exc.HTTPBadRequest(f'{_PREFIX}{exc}')
     values = {}
     for name, value in items:
-        problem = (client_text.unstorable(name)
-                   or client_text.unstorable(value))
-        if problem is not None:
-            raise webob.exc.HTTPBadRequest(
-                f'{_PREFIX}{client_text.clip(repr(name))}: {problem}.')
         values.setdefault(name, []).append(value)
     return values
+
+
+def _check_storable(compiled, values):
+    """400 for a value no backend stores (a NUL), with the code of its
+    parameter; what the schema refuses has been refused already."""
+    for name, given in values.items():
+        for value in given:
+            problem = client_text.unstorable(value)
+            if problem is not None:
+                raise webob.exc.HTTPBadRequest(
+                    f'{_PREFIX}{client_text.clip(repr(name))}: {problem}.',
+                    comment=compiled.param(name).code)
 
 
 class Params(dict):
@@ -213,6 +220,7 @@ def parse(operation, req):
             params[name] = (given[0] if param.repeated == FIRST
                             else given[-1])
     _check_others(compiled, values)
+    _check_storable(compiled, values)
     return Params(params, values)
 
 
