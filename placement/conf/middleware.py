@@ -8,6 +8,8 @@ consumers 0.69 MB, PUT .../aggregates of 10,000 uuids 0.40 MB
 about six times the largest.
 """
 
+import copy
+
 from oslo_config import cfg
 from oslo_middleware import sizelimit
 
@@ -20,7 +22,10 @@ def register_opts(conf):
                      group='oslo_middleware')
 
 
-def set_defaults():
-    """For oslo-config-generator (``oslo.config.opts.defaults``)."""
-    cfg.set_defaults(sizelimit.OPTS,
+def list_opts():
+    """The option with this default, for the sample file and the docs
+    (oslo.middleware's own namespace would show its default)."""
+    opts = copy.deepcopy(sizelimit.OPTS)
+    cfg.set_defaults(opts,
                      max_request_body_size=DEFAULT_MAX_REQUEST_BODY_SIZE)
+    return {'oslo_middleware': opts}
