@@ -6,9 +6,11 @@ document, the reports' web page) and the page's assets
 user for a token for the JSON reports.
 """
 
+import webob
 import webob.dec
 import webob.exc
 from keystonemiddleware import auth_token
+from keystonemiddleware.auth_token import _request as auth_token_request
 
 from placement import operations
 from placement import wsgi_wrapper
@@ -23,11 +25,45 @@ _IMPLIED_ROLES = {
 
 #: The reports' page assets, public like the page itself.
 _PUBLIC_PREFIX = '/reports/static/'
+#: Browsers ask for it unprompted: the router's 404, not a 401.
+_FAVICON = '/favicon.ico'
 
 
 def _is_public(environ):
     path = environ.get('PATH_INFO', '')
-    return path in operations.PUBLIC_PATHS or path.startswith(_PUBLIC_PREFIX)
+    return (path in operations.PUBLIC_PATHS or path == _FAVICON
+            or path.startswith(_PUBLIC_PREFIX))
+
+
+#: The headers keystonemiddleware removes from a request before it sets
+#: them from the token (its own list), and the system scope it sets.
+IDENTITY_HEADERS = (
+    *auth_token_request._AuthTokenRequest.blank('/')._all_auth_headers(),
+    'OpenStack-System-Scope')
+#: What noauth2 takes from the client, as its trusted token.
+_NOAUTH_INPUTS = ('X-Roles', 'X-Project-Id', 'OpenStack-System-Scope')
+
+
+def strip_identity(conf):
+    """Middleware removing the client's identity headers on every path.
+
+    keystonemiddleware removes them only where it authenticates: on the
+    public paths a client's own ``X-User-Id``, ``X-Project-Id`` or
+    ``X-Roles`` would reach the request context and every log line.
+    With noauth2, what it reads as its token stays on the other paths.
+    """
+    kept = _NOAUTH_INPUTS if conf.api.auth_strategy == 'noauth2' else ()
+
+    def middleware(application):
+        def _call(environ, start_response):
+            headers = webob.Request(environ).headers
+            keep = () if _is_public(environ) else kept
+            for name in IDENTITY_HEADERS:
+                if name not in keep:
+                    headers.pop(name, None)
+            return application(environ, start_response)
+        return _call
+    return middleware
 
 
 def _expand_roles(roles):

@@ -23,11 +23,17 @@ class RequestContext(context.RequestContext):
         """Enforce policy rule ``action``; 403 when it is not allowed.
 
         The default target is the requester's own project and user, which
-        is what the ``project_id:%(project_id)s`` checks compare against.
+        is what the ``project_id:%(project_id)s`` checks compare against;
+        a value of None is left out of the target.
         """
         if target is None:
             target = {'project_id': self.project_id,
                       'user_id': self.user_id}
+        # oslo.policy formats None as "None", which a project of that
+        # name would match: a missing value is no value, and a check
+        # naming a key the target lacks fails.
+        target = {key: value for key, value in target.items()
+                  if value is not None}
         try:
             self.enforcer.enforce(action, target, self, do_raise=True)
         except (oslo_policy.PolicyNotAuthorized,

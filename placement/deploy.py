@@ -7,6 +7,7 @@ from oslo_middleware import http_proxy_to_wsgi
 from oslo_middleware import request_id
 
 from placement import auth
+from placement import body_limit
 from placement import context
 from placement import fatal
 from placement import fault_wrap
@@ -14,6 +15,7 @@ from placement import handler
 from placement import memory
 from placement import microversion_middleware
 from placement import policy
+from placement import redirects
 from placement import requestlog
 from placement import timing
 from placement.db import api as db_api
@@ -61,9 +63,13 @@ def build_stack(conf, db, enforcer):
             auth.make_middleware(conf),
             _cors(conf),
             fault_wrap.FaultWrapper,
+            auth.strip_identity(conf),
+            body_limit.middleware(conf),
             _request_id,
             _proxy_headers(conf),
             timing.middleware(conf),
+            # Outermost: no webob layer may make Location absolute again.
+            redirects.middleware,
     ):
         application = middleware(application)
     return application

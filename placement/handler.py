@@ -16,6 +16,7 @@ import routes
 import webob
 import webob.exc
 
+from placement import client_text
 from placement import gc_pause
 from placement import microversion
 from placement import operations
@@ -25,16 +26,35 @@ from placement import util
 from placement import wsgi_wrapper
 
 
-def _not_found(req):
-    """404 naming the path; bytes that are not UTF-8 show as U+FFFD."""
+def _path(req):
+    """The request's path as text: WSGI gives its bytes as Latin-1, and
+    clients send UTF-8 (``/reports/usage/proj%C3%A9`` is ``projé``).
+
+    A path that is not UTF-8 or holds a NUL names nothing: reading or
+    deleting it is a 404, writing it a 400.
+    """
     raw = req.environ['PATH_INFO']
     try:
-        path = raw.encode('latin-1').decode('utf-8', 'replace')
+        path = raw.encode('latin-1').decode('utf-8')
     except UnicodeEncodeError:
         # Not a WSGI "bytes as latin-1" string (some in-process clients
-        # give decoded text): show it as it is.
+        # give decoded text): take it as it is.
         path = raw
-    return webob.exc.HTTPNotFound(f'The resource could not be found: {path}')
+    except UnicodeDecodeError:
+        path, problem = None, 'it is not UTF-8 once percent-decoded'
+    else:
+        problem = client_text.unstorable(path)
+    if problem is None:
+        return path
+    detail = f'The URL path names nothing: {problem}.'
+    if req.method in ('GET', 'HEAD', 'DELETE'):
+        raise webob.exc.HTTPNotFound(detail)
+    raise webob.exc.HTTPBadRequest(detail)
+
+
+def _not_found(path):
+    return webob.exc.HTTPNotFound(
+        f'The resource could not be found: {client_text.clip(path)}')
 
 
 def render(operation, req, result):
@@ -144,16 +164,17 @@ class PlacementHandler:
         _check_body_headers(req)
         # Mounted under a prefix, the prefix alone (empty PATH_INFO) is
         # the version document that clients discover versions from.
-        found = self._routes.match(req.environ['PATH_INFO'], req.environ)
+        path = _path(req)
+        found = self._routes.match(path, req.environ)
         if found is None:
-            raise _not_found(req)
+            raise _not_found(path)
         match, methods = found
         route = methods.get(req.method)
         allow = sorted(methods)
         if route is not None and (
                 microversion.of(req) < route.versions.first):
             if route.too_early_status == 404:
-                raise _not_found(req)
+                raise _not_found(path)
             allow = self._available(methods, req)
             route = None
         if route is None:

@@ -27,6 +27,7 @@ import jsonschema
 import webob.exc
 from oslo_utils import uuidutils
 
+from placement import client_text
 from placement import errors
 from placement import microversion
 
@@ -151,7 +152,8 @@ def _check(validator, instance, compiled):
         code = compiled.param(error.path[0]).code
     else:
         code = errors.DEFAULT
-    raise webob.exc.HTTPBadRequest(f'{_PREFIX}{error}', comment=code)
+    raise webob.exc.HTTPBadRequest(
+        f'{_PREFIX}{client_text.validation_detail(error)}', comment=code)
 
 
 def _values(req):
@@ -164,6 +166,18 @@ def _values(req):
     for name, value in items:
         values.setdefault(name, []).append(value)
     return values
+
+
+def _check_storable(compiled, values):
+    """400 for a value no backend stores (a NUL), with the code of its
+    parameter; what the schema refuses has been refused already."""
+    for name, given in values.items():
+        for value in given:
+            problem = client_text.unstorable(value)
+            if problem is not None:
+                raise webob.exc.HTTPBadRequest(
+                    f'{_PREFIX}{client_text.clip(repr(name))}: {problem}.',
+                    comment=compiled.param(name).code)
 
 
 class Params(dict):
@@ -206,6 +220,7 @@ def parse(operation, req):
             params[name] = (given[0] if param.repeated == FIRST
                             else given[-1])
     _check_others(compiled, values)
+    _check_storable(compiled, values)
     return Params(params, values)
 
 

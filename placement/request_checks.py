@@ -33,6 +33,7 @@ import jsonschema
 import webob.exc
 from oslo_utils import uuidutils
 
+from placement import client_text
 from placement import exception
 from placement import microversion
 
@@ -113,22 +114,41 @@ def _reject_constant(name):
     raise ValueError(f'{name} is not a valid JSON value')
 
 
-def _nested_deeper_than(data, limit):
-    """Whether arrays or objects in ``data`` nest more than ``limit`` deep.
+def _refuse_unusable(data, limit):
+    """400 when arrays or objects in ``data`` nest more than ``limit``
+    deep, or when a string in it (a value or a key) cannot be stored.
 
     Iterative: the point is to refuse what recursion cannot handle.
     """
     pending = [(data, 1)]
     while pending:
         value, depth = pending.pop()
+        if isinstance(value, str):
+            _refuse_unstorable(value)
+            continue
         if isinstance(value, dict):
+            for key in value:
+                _refuse_unstorable(key)
             value = list(value.values())
         if not isinstance(value, list):
             continue
         if depth > limit:
-            return True
+            raise _too_deep(limit)
         pending.extend((item, depth + 1) for item in value)
-    return False
+
+
+def _too_deep(limit):
+    return webob.exc.HTTPBadRequest(
+        f'Malformed JSON: arrays and objects nested deeper than {limit} '
+        f'levels')
+
+
+def _refuse_unstorable(text):
+    problem = client_text.unstorable(text)
+    if problem is not None:
+        raise webob.exc.HTTPBadRequest(
+            f'Invalid JSON string {client_text.clip(repr(text))}: '
+            f'{problem}.')
 
 
 def _decoded(data, schema):
@@ -139,20 +159,17 @@ def _decoded(data, schema):
     milliseconds): the service's schemas are checked by its unit tests.
     The error reported is the one ``jsonschema.validate`` would pick.
     """
-    too_deep = webob.exc.HTTPBadRequest(
-        f'Malformed JSON: arrays and objects nested deeper than '
-        f'{_MAX_JSON_DEPTH} levels')
     try:
         value = json.loads(data, parse_constant=_reject_constant)
     except ValueError as exc:
         raise webob.exc.HTTPBadRequest(f'Malformed JSON: {exc}')
     except RecursionError:
-        raise too_deep
-    if _nested_deeper_than(value, _MAX_JSON_DEPTH):
-        raise too_deep
+        raise _too_deep(_MAX_JSON_DEPTH) from None
+    _refuse_unusable(value, _MAX_JSON_DEPTH)
     validator = jsonschema.Draft202012Validator(
         schema, format_checker=_FORMAT_CHECKER)
     error = jsonschema.exceptions.best_match(validator.iter_errors(value))
     if error is not None:
-        raise webob.exc.HTTPBadRequest(f'JSON does not validate: {error}')
+        raise webob.exc.HTTPBadRequest(
+            f'JSON does not validate: {client_text.validation_detail(error)}')
     return value

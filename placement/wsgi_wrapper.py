@@ -12,6 +12,7 @@ import webob.dec
 import webob.exc
 from oslo_middleware import request_id
 
+from placement import client_text
 from placement import errors
 from placement import exception
 from placement import microversion
@@ -64,6 +65,11 @@ def error_response(req, exc):
     # the body: keep it for the error document only.
     req.environ[ERROR_CODE_ENVIRON] = exc.comment
     exc.comment = None
+    # What a detail quotes of the client's input (a query value, a path)
+    # is one line of it: no line of an error repeats more than a few
+    # hundred characters.
+    if exc.detail:
+        exc.detail = client_text.clip_lines(exc.detail)
     exc.json_formatter = _error_document
     environ = _quotable_environ(req.environ)
     if _client_refuses_json(req):

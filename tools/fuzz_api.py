@@ -2,7 +2,7 @@
 
     .venv/bin/python -m tools.fuzz_api [--seed 1] [--count 5000]
         [--db-url mysql+pymysql://root@127.0.0.1:3306] [--route TEXT]
-        [--verbose]
+        [--no-classes] [--verbose]
 
 The whole WSGI stack (noauth2, as admin) runs in this process on a
 throw-away database: a temporary SQLite file, or a new database on the
@@ -14,7 +14,17 @@ allocations. Then every operation of ``placement.operations.OPERATIONS``
 gets ``--count`` requests in all, each a valid request for a random
 microversion (none, each 1.x, ``latest``) with one or two mutations: of
 the JSON body, the query string, a path variable, a header or the
-method.
+method. Then (unless ``--no-classes``) the hostile classes sweep every
+operation at the oldest and newest microversion:
+
+- ``lone surrogate`` and ``NUL``: U+D800 (a ``\\ud800`` escape) or
+  U+0000 inside each string and each key of the body, and their
+  percent-encoded forms in each path variable and query parameter;
+- ``huge body``: a body one byte over ``[oslo_middleware]
+  max_request_body_size`` (with a Content-Length, and chunked), and one
+  with a string or an array just under it;
+- ``deep body``: arrays and objects nested 33, 1,000 and 100,000
+  levels, as the body and inside it.
 
 Reported, grouped by route and symptom with one repro each:
 
@@ -22,17 +32,21 @@ Reported, grouped by route and symptom with one repro each:
 - a 4xx whose body is not ``{"errors": [{"status", "title", "detail",
   ...}]}`` (``code`` from 1.23), unless the client refused JSON;
 - a 4xx to a write that changed the database;
-- a 2xx to a body that is not JSON at all;
+- a 2xx to a body that is not JSON at all, or holds unstorable text;
+- an error document over 8 KiB (it repeats the input);
 - a JSON response that does not parse.
 
 The run is deterministic for a seed; any 2xx write that changed the
-database resets the world. Exit status 1 when something was reported.
+database resets the world. The requests sent and the 5xx answered are
+printed per class (``random`` for the mutations). Exit status 1 when
+something was reported.
 """
 
 import argparse
 import collections
 import dataclasses
 import hashlib
+import io
 import json
 import logging
 import random
@@ -43,10 +57,12 @@ import urllib.parse
 import uuid
 
 import sqlalchemy as sa
+import webob
 import webob.acceptparse
 
 from placement import microversion
 from placement import operations
+from placement.conf import middleware
 from placement.db import models
 from tests import database
 from tests.functional import app
@@ -63,6 +79,8 @@ ADMIN_HEADERS = {'x-auth-token': 'admin', 'x-roles': 'service',
                  'accept': 'application/json'}
 WRITE_METHODS = ('POST', 'PUT', 'PATCH', 'DELETE')
 EXAMPLE_LENGTH = 400
+#: An error document longer than this repeats too much of the input.
+MAX_ERROR_BYTES = 8192
 
 
 def random_uuid(rng):
@@ -408,6 +426,8 @@ class Request:
     mutations: list = dataclasses.field(default_factory=list)
     #: The body is not JSON at all: a 2xx to it is wrong.
     malformed_body: bool = False
+    #: Sent without a Content-Length (``Transfer-Encoding: chunked``).
+    chunked: bool = False
 
     @property
     def path(self):
@@ -875,6 +895,131 @@ class MethodMutator(Mutator):
         return f'method {request.method}'
 
 
+# The hostile classes: every route, swept in order rather than at random.
+
+#: Text no backend stores, and its percent-encoded forms in a URL (the
+#: three bytes that would encode U+D800 are not UTF-8).
+UNSTORABLE = {
+    'lone surrogate': ('\ud800', ['%ED%A0%80', 'a%ED%A0%80b']),
+    'NUL': ('\x00', ['%00', 'a%00b']),
+}
+#: Versions a class sweeps: the oldest and the newest.
+SWEPT_VERSIONS = (None, 'latest')
+DEEP = (33, 1000, 100000)
+
+
+def _spoiled_documents(document, bad):
+    """``(label, document)``: ``bad`` inside each string and each key."""
+    for path, value in json_slots(document):
+        if isinstance(value, str):
+            spoiled = value[:1] + bad + value[1:]
+            yield (f'body {_path_text(path)}',
+                   _replaced(document, path, spoiled))
+        if isinstance(value, dict):
+            for key in value:
+                renamed = {(key + bad if name == key else name): item
+                           for name, item in value.items()}
+                yield (f'body key {_path_text((*path, key))}',
+                       _replaced(document, path, renamed))
+
+
+def _padded_body(size):
+    """A JSON object of ``size`` bytes: one long string."""
+    return b'{"name": "' + b'x' * (size - 12) + b'"}'
+
+
+class HostileClasses:
+    """Requests of the hostile classes, for :class:`Fuzzer`."""
+
+    def __init__(self, fuzzer, body_limit):
+        self.fuzzer = fuzzer
+        self.body_limit = body_limit
+
+    def _valid(self):
+        """A valid request for each target and swept version."""
+        for template, method in self.fuzzer.targets:
+            for version in SWEPT_VERSIONS:
+                yield self.fuzzer.valid_request(template, method, version)
+
+    def _text(self, name):
+        bad, url_forms = UNSTORABLE[name]
+        for request in self._valid():
+            if request.document is not None:
+                for label, document in _spoiled_documents(
+                        request.document, bad):
+                    yield dataclasses.replace(
+                        request, body=json.dumps(document).encode(),
+                        mutations=[f'{name} in {label}'],
+                        malformed_body=True)
+            for variable in request.values:
+                for form in url_forms:
+                    yield dataclasses.replace(
+                        request, values={**request.values, variable: form},
+                        mutations=[f'{name} in path {variable}={form}'])
+            for param in QUERY_PARAMS.get(request.template, ()):
+                for form in url_forms:
+                    yield dataclasses.replace(
+                        request, query=[*request.query, f'{param}={form}'],
+                        mutations=[f'{name} in query {param}={form}'])
+
+    def lone_surrogate(self):
+        return self._text('lone surrogate')
+
+    def nul(self):
+        return self._text('NUL')
+
+    def huge_body(self):
+        """Over the limit (by length, and chunked), and under it."""
+        for request in self._valid():
+            if request.document is None:
+                continue
+            over = _padded_body(self.body_limit + 1)
+            yield dataclasses.replace(
+                request, body=over, mutations=['huge: over the limit'])
+            yield dataclasses.replace(
+                request, body=over, chunked=True,
+                mutations=['huge: over the limit, chunked'])
+            name = 'x' * (self.body_limit // 2)
+            for path, value in json_slots(request.document):
+                if isinstance(value, (str, list)):
+                    yield dataclasses.replace(
+                        request, body=json.dumps(_replaced(
+                            request.document, path,
+                            name if isinstance(value, str)
+                            else [name[:36]] * (self.body_limit // 50)
+                        )).encode(),
+                        mutations=[f'huge: {_path_text(path)} near the '
+                                   f'limit'])
+                    break
+
+    def deep_body(self):
+        for request in self._valid():
+            if request.document is None:
+                continue
+            for depth in DEEP:
+                for kind in ('array', 'object'):
+                    literal = _nested(depth, kind)
+                    yield dataclasses.replace(
+                        request, body=literal[1].encode(),
+                        mutations=[f'deep: {kind}s {depth} levels'])
+                    slot = next((path for path, value
+                                 in json_slots(request.document)
+                                 if path and isinstance(value, str)), None)
+                    if slot is not None:
+                        yield dataclasses.replace(
+                            request, body=serialize(_replaced(
+                                request.document, slot, literal),
+                                self.fuzzer.rng),
+                            mutations=[f'deep: {kind}s {depth} levels at '
+                                       f'{_path_text(slot)}'])
+
+    def all(self):
+        """``{class name: generator of requests}``."""
+        return {'lone surrogate': self.lone_surrogate(), 'NUL': self.nul(),
+                'huge body': self.huge_body(),
+                'deep body': self.deep_body()}
+
+
 # Checking the responses.
 
 def refuses_json(request):
@@ -973,6 +1118,10 @@ class Fuzzer:
             raise SystemExit(f'No route matches {route_filter!r}')
         self.findings = {}
         self.statuses = collections.Counter()
+        #: Requests sent, and 5xx answered, per class ("random" or a
+        #: hostile class).
+        self.sent = collections.Counter()
+        self.server_errors = collections.Counter()
         self.resets = 0
         # Only this handler: the findings quote the exceptions logged.
         self.log = ExceptionLog()
@@ -1027,14 +1176,31 @@ class Fuzzer:
     def send(self, request):
         self.log.last = None
         try:
-            response = self.api.send(request.method, request.url,
-                                     request.headers, request.body)
+            if request.chunked:
+                response = self._send_chunked(request)
+            else:
+                response = self.api.send(request.method, request.url,
+                                         request.headers, request.body)
         except Exception:
             self.log.last = sys.exc_info()
             return None
         return response
 
-    def check(self, request, response):
+    def _send_chunked(self, request):
+        """As a WSGI server passes a body of unknown length."""
+        req = webob.Request.blank(request.url, method=request.method,
+                                  headers=request.headers)
+        req.environ.pop('CONTENT_LENGTH', None)
+        req.environ.update({
+            'wsgi.input': io.BytesIO(request.body),
+            'wsgi.input_terminated': True,
+            'HTTP_TRANSFER_ENCODING': 'chunked'})
+        return req.get_response(self.api.app)
+
+    def check(self, request, response, hostile_class='random'):
+        self.sent[hostile_class] += 1
+        if response is not None and response.status_code >= 500:
+            self.server_errors[hostile_class] += 1
         if response is None:
             self.report('uncaught exception', request, 'none',
                         exception_signature(self.log.last))
@@ -1050,6 +1216,10 @@ class Fuzzer:
             if problem:
                 self.report('error not in the JSON format', request,
                             response.status, problem)
+            elif len(response.body) > MAX_ERROR_BYTES:
+                self.report('error repeats the input', request,
+                            response.status,
+                            f'{len(response.body)} bytes')
         elif status < 300 and request.malformed_body and (
                 request.document is not None):
             self.report('malformed JSON body accepted', request,
@@ -1095,6 +1265,19 @@ class Fuzzer:
             self.check(request, response)
 
 
+    def run_classes(self, body_limit, verbose=False):
+        """Send every request of every hostile class."""
+        for name, requests in HostileClasses(self, body_limit).all().items():
+            for request in requests:
+                response = self.send(request)
+                if verbose:
+                    status = response.status if response else 'exception'
+                    print(f'{name}: {status} {request.method} '
+                          f'{_clip(request.url, 120)} '
+                          f'{"; ".join(request.mutations)}', flush=True)
+                self.check(request, response, name)
+
+
 def _clip(text, length=EXAMPLE_LENGTH):
     if len(text) <= length:
         return text
@@ -1129,6 +1312,8 @@ def parse_args(argv):
         help='database server URL without a database name, e.g. '
              'mysql+pymysql://root@127.0.0.1:3306 (default: SQLite)')
     parser.add_argument('--route', help='only routes containing this text')
+    parser.add_argument('--no-classes', action='store_true',
+                        help='skip the sweep of the hostile classes')
     parser.add_argument('--verbose', action='store_true',
                         help='print every request and its status')
     return parser.parse_args(argv)
@@ -1143,13 +1328,19 @@ def main(argv=None):
     try:
         fuzzer = Fuzzer(app.API(application, db), args.seed, args.route)
         fuzzer.run(args.count, args.verbose)
+        if not args.no_classes:
+            fuzzer.run_classes(
+                middleware.DEFAULT_MAX_REQUEST_BODY_SIZE, args.verbose)
     finally:
         db.dispose()
     for finding in fuzzer.findings.values():
         print(describe(finding), end='\n\n')
     statuses = ', '.join(f'{status}: {number}' for status, number
                          in sorted(fuzzer.statuses.items()))
-    print(f'{args.count} requests (seed {args.seed}, '
+    for name, sent in fuzzer.sent.items():
+        print(f'{name}: {sent} requests, '
+              f'{fuzzer.server_errors[name]} answered 5xx')
+    print(f'{sum(fuzzer.sent.values())} requests (seed {args.seed}, '
           f'{sa.engine.make_url(url).get_backend_name()}) in '
           f'{time.monotonic() - started:.0f} s; {fuzzer.resets} world '
           f'resets; statuses {statuses}; {len(fuzzer.findings)} findings')

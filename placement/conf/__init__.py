@@ -11,6 +11,7 @@ from oslo_policy import opts as policy_opts
 
 from placement.conf import api
 from placement.conf import database
+from placement.conf import middleware
 from placement.conf import placement as placement_opts
 from placement.conf import reports
 
@@ -22,6 +23,7 @@ def register_opts(conf: cfg.ConfigOpts) -> None:
     for module in _MODULES:
         module.register_opts(conf)
     logging.register_options(conf)
+    middleware.register_opts(conf)
     # [oslo_policy] with oslo.policy's own defaults; the enforcer would
     # register it too, but config files and tests set it beforehand.
     policy_opts.set_defaults(conf)

@@ -2,14 +2,16 @@
 
 from placement.conf import api
 from placement.conf import database
+from placement.conf import middleware
 from placement.conf import placement as placement_opts
 from placement.conf import reports
 
 
 def list_opts():
-    """Placement's own groups, for the ``placement.conf`` namespace."""
+    """Placement's own groups, for the ``placement.conf`` namespace, and
+    the library options whose default it changes."""
     opts = {}
-    for module in (api, placement_opts, database, reports):
+    for module in (api, placement_opts, database, reports, middleware):
         opts.update(module.list_opts())
     return [(group, options) for group, options in opts.items()]
 

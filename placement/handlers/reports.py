@@ -20,6 +20,18 @@ _STATIC = importlib.resources.files('placement.reports') / 'static'
 #: The only names served: nothing outside the directory, whatever is asked.
 _ASSETS = frozenset(path.name for path in _STATIC.iterdir() if path.is_file())
 _PAGE = 'index.html'
+#: What a browser may do with the page and its assets: load scripts,
+#: styles and images from this service only (none inline), fetch only
+#: the reports, and show the page in no frame of another site.
+_PAGE_HEADERS = {
+    'Content-Security-Policy': (
+        "default-src 'none'; script-src 'self'; style-src 'self'; "
+        "img-src 'self'; connect-src 'self'; form-action 'self'; "
+        "base-uri 'none'; frame-ancestors 'none'"),
+    'X-Frame-Options': 'DENY',
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+}
 
 
 def _answer(req, rule, build, target=None, **kwargs):
@@ -65,6 +77,7 @@ def _file_response(name):
     response = webob.Response(body=(_STATIC / name).read_bytes(),
                               content_type=content_type, charset='utf-8')
     response.cache_control = 'no-cache'
+    response.headers.update(_PAGE_HEADERS)
     return response
 
 
@@ -78,5 +91,9 @@ def static_file(req):
 
 
 def to_page(req):
-    """/reports redirects to /reports/, relative to which assets load."""
-    raise webob.exc.HTTPFound(location=req.path_url + '/')
+    """/reports redirects to /reports/, relative to which assets load.
+
+    The Location is the path: :mod:`placement.redirects` keeps it so,
+    whatever the Host header says.
+    """
+    raise webob.exc.HTTPFound(location=req.path + '/')

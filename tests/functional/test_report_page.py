@@ -55,6 +55,9 @@ def headless_chromium():
     for argument in ('--headless=new', '--no-sandbox',
                      '--disable-dev-shm-usage', '--window-size=1280,1000'):
         options.add_argument(argument)
+    # The console, where the browser reports what the page's
+    # Content-Security-Policy blocked.
+    options.set_capability('goog:loggingPrefs', {'browser': 'ALL'})
     return webdriver.Chrome(
         options=options,
         service=chrome_service.Service(executable_path=CHROMEDRIVER))
@@ -197,3 +200,53 @@ def test_headroom_form_shows_errors(page):
         lambda driver: 'CUSTOM_NOPE' in driver.find_element(
             By.ID, 'status').text)
     assert page.find_element(By.ID, 'status').text.startswith('400 ')
+
+
+def test_the_page_breaks_none_of_its_security_policy(page):
+    """Nothing inline (script, style, handler) that the CSP blocks, and
+    no request refused (the favicon included)."""
+    page.find_element(By.ID, 'usage-table')
+    messages = [entry['message'] for entry in page.get_log('browser')]
+    assert not [message for message in messages
+                if 'Content Security Policy' in message
+                or 'Failed to load resource' in message], messages
+
+
+# The WCAG relative luminance and contrast ratio of two CSS colours,
+# the background being the first opaque one of the element or above it.
+_CONTRAST = """
+const element = arguments[0];
+function rgb(text) { return text.match(/[\\d.]+/g).map(Number); }
+function luminance([r, g, b]) {
+  const [R, G, B] = [r, g, b].map((c) => {
+    c /= 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * R + 0.7152 * G + 0.0722 * B;
+}
+let node = element;
+let background = null;
+while (node && node.nodeType === 1) {
+  const value = rgb(getComputedStyle(node).backgroundColor);
+  if (value.length < 4 || value[3] === 1) { background = value; break; }
+  node = node.parentElement;
+}
+background = background || [255, 255, 255];
+const [light, dark] = [luminance(rgb(getComputedStyle(element).color)),
+                       luminance(background)].sort((a, b) => b - a);
+return (light + 0.05) / (dark + 0.05);
+"""
+
+
+def test_error_text_is_readable(page):
+    field = page.find_element(By.ID, 'headroom-resources')
+    field.clear()
+    field.send_keys('CUSTOM_NOPE:1')
+    page.find_element(By.CSS_SELECTOR, '#headroom-form button').click()
+    ui.WebDriverWait(page, WAIT_SECONDS).until(
+        lambda driver: 'CUSTOM_NOPE' in driver.find_element(
+            By.ID, 'status').text)
+    status = page.find_element(By.ID, 'status')
+    assert status.get_attribute('class') == 'error'
+    # WCAG AA for normal text.
+    assert page.execute_script(_CONTRAST, status) >= 4.5

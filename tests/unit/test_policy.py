@@ -335,3 +335,16 @@ def test_sample_generator_writes_every_default(tmp_path):
         assert f'#"{name}": "{check_str}"' in sample
     assert 'system_scope' not in sample
     assert sample.count('# Intended scope(s): project') == len(EXPECTED) - 1
+
+
+@pytest.mark.parametrize('project_id', ['None', '', '%(project_id)s', None])
+def test_a_missing_target_value_matches_no_project(tmp_path, project_id):
+    """oslo.policy formats None as "None": a target holding one would
+    let a reader of a project of that name pass ``project_id:...``."""
+    context = _context(_conf(tmp_path), ['reader'], project_id)
+    report_usage = 'placement:reports:usage'
+    assert not _allowed(context, report_usage, {'project_id': None})
+    assert not _allowed(context, USAGES, {'project_id': None})
+    assert not _allowed(context, report_usage, {})
+    assert _allowed(_project_admin(_conf(tmp_path)), report_usage,
+                    {'project_id': None})
