@@ -10,14 +10,17 @@ from placement import auth
 from placement import context
 from placement import fault_wrap
 from placement import handler
+from placement import health
 from placement import memory
 from placement import microversion_middleware
 from placement import policy
+from placement import profiler
 from placement import requestlog
 from placement import timing
 from placement.db import api as db_api
 from placement.db import migration
 from placement.db import standard_data
+from placement.metrics import http as metrics_http
 from placement.reports import zones
 
 LOG = logging.getLogger(__name__)
@@ -52,17 +55,22 @@ def build_stack(conf, db, enforcer):
     A malformed ``[reports] availability_zones`` stops it (ZoneMapError).
     """
     zones.Zones.from_conf(conf)
+    profiler.setup(conf, db)
     application = handler.PlacementHandler()
     for middleware in (
             microversion_middleware.MicroversionMiddleware,
-            requestlog.RequestLog,
             context.make_middleware(conf, db, enforcer),
             auth.make_middleware(conf),
             _cors(conf),
             fault_wrap.FaultWrapper,
+            requestlog.middleware(conf),
             _request_id,
             _proxy_headers(conf),
+            metrics_http.management(conf),
+            health.middleware(conf),
+            metrics_http.middleware(conf, db, [health.PATH]),
             timing.middleware(conf),
+            profiler.middleware(conf),
     ):
         application = middleware(application)
     return application

@@ -24,6 +24,14 @@ from placement import request_checks
 from placement import util
 from placement import wsgi_wrapper
 
+#: Where the router leaves the URL template of the routed request.
+ROUTE_ENVIRON = 'placement.route'
+
+
+def template(methods):
+    """The URL template of the ``{method: Operation}`` of a match."""
+    return next(iter(methods.values())).path
+
 
 def _not_found(req):
     """404 naming the path; bytes that are not UTF-8 show as U+FFFD."""
@@ -148,6 +156,7 @@ class PlacementHandler:
         if found is None:
             raise _not_found(req)
         match, methods = found
+        req.environ[ROUTE_ENVIRON] = template(methods)
         route = methods.get(req.method)
         allow = sorted(methods)
         if route is not None and (

@@ -14,8 +14,8 @@ import sys
 from gunicorn.app import base as gunicorn_base
 from oslo_config import cfg
 
-from placement import deploy
 from placement.conf import loading
+from placement.metrics import multiprocess
 
 _DEV_DATABASE = 'placement.sqlite'
 
@@ -32,12 +32,19 @@ _cli_opts = [
 
 
 class _Server(gunicorn_base.BaseApplication):
-    def __init__(self, conf):
+    def __init__(self, conf, deploy):
         self.conf = conf
+        self.deploy = deploy
         super().__init__()
 
     def load_config(self):
-        self.cfg.set('bind', f'{self.conf.host}:{self.conf.port}')
+        binds = [f'{self.conf.host}:{self.conf.port}']
+        if self.conf.metrics.listen_port is not None:
+            binds.append(f'{self.conf.metrics.listen_host}:'
+                         f'{self.conf.metrics.listen_port}')
+        self.cfg.set('bind', binds)
+        self.cfg.set('child_exit', lambda _arbiter, worker: (
+            multiprocess.worker_exited(worker.pid)))
         self.cfg.set('workers', self.conf.workers)
         self.cfg.set('threads', self.conf.threads)
         self.cfg.set('worker_class', 'gthread')
@@ -48,7 +55,7 @@ class _Server(gunicorn_base.BaseApplication):
         self.cfg.set('limit_request_line', 0)
 
     def load(self):
-        return deploy.loadapp(self.conf)
+        return self.deploy.loadapp(self.conf)
 
 
 def _set_dev_defaults(conf):
@@ -66,7 +73,14 @@ def main(argv=None):
     if '--dev' in argv:
         _set_dev_defaults(conf)
     loading.parse(conf, argv)
-    # Fail here, once and loudly, rather than in every worker.
-    deploy.prepare_database(conf).dispose()
-    _Server(conf).run()
+    clean_up = multiprocess.prepare()
+    try:
+        # Imported once the metrics know they are shared by the workers.
+        from placement import deploy
+
+        # Fail here, once and loudly, rather than in every worker.
+        deploy.prepare_database(conf).dispose()
+        _Server(conf, deploy).run()
+    finally:
+        clean_up()
     return 0

@@ -2,6 +2,7 @@
 
 from placement.conf import api
 from placement.conf import database
+from placement.conf import observability
 from placement.conf import placement as placement_opts
 from placement.conf import reports
 
@@ -9,7 +10,7 @@ from placement.conf import reports
 def list_opts():
     """Placement's own groups, for the ``placement.conf`` namespace."""
     opts = {}
-    for module in (api, placement_opts, database, reports):
+    for module in (api, placement_opts, database, reports, observability):
         opts.update(module.list_opts())
     return [(group, options) for group, options in opts.items()]
 
