@@ -8,6 +8,7 @@ database file in the current directory whose schema is created on start.
 Options given in a config file still win over these defaults.
 """
 
+import logging
 import os
 import sys
 
@@ -16,6 +17,8 @@ from oslo_config import cfg
 
 from placement.conf import loading
 from placement.metrics import multiprocess
+
+LOG = logging.getLogger(__name__)
 
 _DEV_DATABASE = 'placement.sqlite'
 
@@ -80,6 +83,9 @@ def main(argv=None):
 
         # Fail here, once and loudly, rather than in every worker.
         deploy.prepare_database(conf).dispose()
+        multiprocess.forget_this_process()
+        LOG.info('Metrics of the workers are in %s', os.environ[
+            multiprocess.ENV])
         _Server(conf, deploy).run()
     finally:
         clean_up()

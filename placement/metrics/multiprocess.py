@@ -43,6 +43,14 @@ def prepare():
     return clean_up
 
 
+def forget_this_process():
+    """Remove this process's files: the metrics of the server's own
+    start-up (its database check), which no worker made."""
+    for path in glob.glob(os.path.join(os.environ[ENV],
+                                       f'*_{os.getpid()}.db')):
+        os.remove(path)
+
+
 def worker_exited(pid):
     """Drop the live gauges (requests in flight, pool) of a dead worker;
     its counters stay, as counts of what it did."""
