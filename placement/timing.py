@@ -42,7 +42,13 @@ def fetched(result):
     the statement's cursor events."""
     if _SPENT.get() is None:
         return result
-    return _fetched_timed(result.partitions())
+    return _fetched_timed(result.partitions(_BATCH))
+
+
+#: Rows fetched at a time: SQLAlchemy's largest buffer of a streamed
+#: result (without a size a partition is what the driver's ``arraysize``
+#: gives, one row with PyMySQL: a call per row).
+_BATCH = 1000
 
 
 def _fetched_timed(partitions):
