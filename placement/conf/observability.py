@@ -31,6 +31,13 @@ metrics_opts = [
              'class and per availability zone) it read from the '
              'database for a scrape: scrapes within this period cost '
              'no query. 0: read them for every scrape.'),
+    cfg.BoolOpt(
+        'per_provider',
+        default=True,
+        help='Export the capacity gauges of every provider under '
+             'openstack-exporter\'s names (four series per provider and '
+             'class: 120,000 at 10,000 compute nodes). False: only the '
+             'totals per class and availability zone.'),
     cfg.HostAddressOpt(
         'listen_host',
         default='127.0.0.1',

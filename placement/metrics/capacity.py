@@ -121,7 +121,7 @@ def _up(value):
 def read(conn, conf):
     """Every capacity family in the text format, in one read
     transaction."""
-    per_provider = _per_provider(conn)
+    per_provider = _per_provider(conn) if conf.metrics.per_provider else b''
     return prometheus_client.generate_latest(_Families(
         [_up(1), *_from_report(documents.capacity(conn, conf, {}))])
     ) + per_provider

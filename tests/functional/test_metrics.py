@@ -160,3 +160,15 @@ def test_capacity_is_cached_for_the_configured_time(db_url, cache_time,
         assert _capacity_of(application, rp_uuid) == seen
     finally:
         db.dispose()
+
+
+def test_per_provider_gauges_can_be_left_out(db_url):
+    application, db = app.build_stack(db_url, metrics__per_provider=False)
+    try:
+        app.API(application, db).provider()
+        found = _scrape(application)
+        report = report_cloud.get_json(application, '/reports/capacity')
+    finally:
+        db.dispose()
+    assert scrape.capacity_part(found) == scrape.report_expected(report)
+    assert scrape.value(found, 'openstack_placement_up') == 1
