@@ -7,6 +7,7 @@ from osprofiler import opts as profiler_opts
 
 from placement.conf import groups
 
+PROFILER = 'profiler'
 #: The healthcheck backend of the database (setup.cfg's entry point).
 DATABASE_BACKEND = 'placement_database'
 
@@ -76,7 +77,10 @@ def register_opts(conf):
     conf.register_opts(healthcheck_opts.DISABLE_BY_FILE_OPTS,
                        group='healthcheck')
     conf.set_default('backends', [DATABASE_BACKEND], group='healthcheck')
-    profiler_opts.set_defaults(conf)
+    # By group name, not osprofiler's module-level group (see groups).
+    for group, opts in profiler_opts.list_opts():
+        if group == PROFILER:
+            conf.register_opts(opts, group=group)
 
 
 def list_opts():
