@@ -108,18 +108,20 @@ def _local_port(environ):
 
 
 def management(conf):
-    """On ``[metrics] listen_port``: GET /metrics without a token, 404
-    for everything else (``/healthcheck`` is answered further out)."""
+    """On ``[metrics] listen_port``: GET /metrics without a token (unless
+    ``[metrics] enabled`` is off), 404 for everything else
+    (``/healthcheck`` is answered further out)."""
     port = conf.metrics.listen_port
 
     def wrap(application):
-        if port is None or not conf.metrics.enabled:
+        if port is None:
             return application
 
         def serve(environ, start_response):
             if _local_port(environ) != port:
                 return application(environ, start_response)
-            if (environ.get('PATH_INFO') == METRICS_PATH
+            if (exposition.ENVIRON in environ
+                    and environ.get('PATH_INFO') == METRICS_PATH
                     and environ['REQUEST_METHOD'] == 'GET'):
                 return exposition.response(environ)(environ,
                                                     start_response)
