@@ -94,9 +94,10 @@ class Cause(enum.Enum):
     CONNECTION_LOST = 'connection_lost'
 
 
+_MYSQL_DEADLOCK = 1213
 #: The causes of the CONTENTION codes; any other is a lock wait.
 _CONTENTION_CAUSES = {
-    1213: Cause.DEADLOCK, 1020: Cause.SERIALIZATION,
+    _MYSQL_DEADLOCK: Cause.DEADLOCK, 1020: Cause.SERIALIZATION,
     '40P01': Cause.DEADLOCK, '40001': Cause.SERIALIZATION,
 }
 _AT_COMMIT = 'placement_at_commit'
@@ -114,10 +115,9 @@ def cause(exc, failure):
     orig = getattr(exc, 'orig', None)
     code = getattr(orig, 'pgcode', None) or (
         orig.args[0] if orig is not None and orig.args else None)
-    found = _CONTENTION_CAUSES.get(code, Cause.LOCK_WAIT)
-    if found is Cause.DEADLOCK and getattr(exc, _AT_COMMIT, False):
+    if code == _MYSQL_DEADLOCK and getattr(exc, _AT_COMMIT, False):
         return Cause.GALERA_CERTIFICATION
-    return found
+    return _CONTENTION_CAUSES.get(code, Cause.LOCK_WAIT)
 
 
 def _is_a(orig, *names):
