@@ -12,15 +12,18 @@ from placement import context
 from placement import fatal
 from placement import fault_wrap
 from placement import handler
+from placement import health
 from placement import memory
 from placement import microversion_middleware
 from placement import policy
+from placement import profiler
 from placement import redirects
 from placement import requestlog
 from placement import timing
 from placement.db import api as db_api
 from placement.db import migration
 from placement.db import standard_data
+from placement.metrics import http as metrics_http
 from placement.reports import zones
 
 LOG = logging.getLogger(__name__)
@@ -55,19 +58,25 @@ def build_stack(conf, db, enforcer):
     A malformed ``[reports] availability_zones`` stops it (ZoneMapError).
     """
     zones.Zones.from_conf(conf)
+    profiler.setup(conf, db)
     application = handler.PlacementHandler()
     for middleware in (
             microversion_middleware.MicroversionMiddleware,
-            requestlog.RequestLog,
             context.make_middleware(conf, db, enforcer),
             auth.make_middleware(conf),
             _cors(conf),
             fault_wrap.FaultWrapper,
+            requestlog.middleware(conf),
+            # Outside everything that logs or reads who the client is.
             auth.strip_identity(conf),
             body_limit.middleware(conf),
             _request_id,
             _proxy_headers(conf),
+            metrics_http.management(conf),
+            health.middleware(conf),
+            metrics_http.middleware(conf, db, [health.PATH]),
             timing.middleware(conf),
+            profiler.middleware(conf),
             # Outermost: no webob layer may make Location absolute again.
             redirects.middleware,
     ):

@@ -25,6 +25,14 @@ from placement import request_checks
 from placement import util
 from placement import wsgi_wrapper
 
+#: Where the router leaves the URL template of the routed request.
+ROUTE_ENVIRON = 'placement.route'
+
+
+def template(methods):
+    """The URL template of the ``{method: Operation}`` of a match."""
+    return next(iter(methods.values())).path
+
 
 def _path(req):
     """The request's path as text: WSGI gives its bytes as Latin-1, and
@@ -169,6 +177,7 @@ class PlacementHandler:
         if found is None:
             raise _not_found(path)
         match, methods = found
+        req.environ[ROUTE_ENVIRON] = template(methods)
         route = methods.get(req.method)
         allow = sorted(methods)
         if route is not None and (

@@ -34,6 +34,7 @@ from placement.handlers import allocation
 from placement.handlers import allocation_candidate
 from placement.handlers import api_document
 from placement.handlers import inventory
+from placement.handlers import metrics
 from placement.handlers import provider_trait
 from placement.handlers import reports
 from placement.handlers import reshaper
@@ -46,6 +47,7 @@ from placement.policies import aggregate as aggregate_policies
 from placement.policies import allocation as allocation_policies
 from placement.policies import allocation_candidate as candidate_policies
 from placement.policies import inventory as inventory_policies
+from placement.policies import metrics as metrics_policies
 from placement.policies import reports as report_policies
 from placement.policies import reshaper as reshaper_policies
 from placement.policies import resource_class as resource_class_policies
@@ -731,6 +733,9 @@ REPORTS = (
               policy=report_policies.USAGE,
               query=_report_query(documents.PROJECT_USAGE_ARGUMENTS),
               **_REPORT),
+    Operation('GET', '/metrics', metrics.scrape,
+              'Prometheus metrics (text format, outside the microversioned '
+              'API).', policy=metrics_policies.METRICS, produces=()),
     Operation('GET', '/reports/headroom', reports.get_headroom,
               'How many more workloads of a shape fit.',
               policy=report_policies.HEADROOM,

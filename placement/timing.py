@@ -1,12 +1,13 @@
-"""Where a request's server time goes, for benchmarks (debug only).
+"""Where a request's server time goes.
 
-With ``[placement] debug_timing`` on, :func:`middleware` times each
-request and answers with a ``Server-Timing`` header (the W3C
-Server Timing syntax) that splits it into ``sql`` (statements, from
-the engine's cursor events), ``serialise`` (JSON encoding, measured by
+:func:`middleware` times each request and splits it into ``sql``
+(statements, from the engine's cursor events, and the fetching of
+streamed rows), ``serialise`` (JSON encoding, measured by
 :func:`serialising`) and ``app`` (everything else: parsing, assembly,
-rendering), in milliseconds. Off, nothing is measured and no header is
-sent.
+rendering); the request log and the metrics read the split from
+:func:`of`. With ``[placement] debug_timing`` on, each response also
+carries it as a ``Server-Timing`` header (the W3C Server Timing syntax),
+in milliseconds.
 """
 
 import contextlib
@@ -41,7 +42,13 @@ def fetched(result):
     the statement's cursor events."""
     if _SPENT.get() is None:
         return result
-    return _fetched_timed(result.partitions())
+    return _fetched_timed(result.partitions(_BATCH))
+
+
+#: Rows fetched at a time: SQLAlchemy's largest buffer of a streamed
+#: result (without a size a partition is what the driver's ``arraysize``
+#: gives, one row with PyMySQL: a call per row).
+_BATCH = 1000
 
 
 def _fetched_timed(partitions):
@@ -72,32 +79,52 @@ def _listen():
             event.listen(sa.engine.Engine, name, listener)
 
 
-def header(spent, total):
-    """The ``Server-Timing`` value for the parts ``spent`` of ``total``
-    seconds."""
-    app = total - spent['sql'] - spent['serialise']
-    parts = {'sql': spent['sql'], 'serialise': spent['serialise'],
-             'app': app, 'total': total}
+#: Where the request's :class:`Spent` is kept.
+ENVIRON = 'placement.timing'
+
+
+class Spent(dict):
+    """The seconds a request has spent so far in ``sql`` and
+    ``serialise``, and since it started."""
+
+    def __init__(self):
+        super().__init__(sql=0.0, serialise=0.0)
+        self.started = time.perf_counter()
+
+    def split(self):
+        """``{sql, serialise, app, total}`` in seconds, until now."""
+        total = time.perf_counter() - self.started
+        return {'sql': self['sql'], 'serialise': self['serialise'],
+                'app': total - self['sql'] - self['serialise'],
+                'total': total}
+
+
+def of(environ):
+    """The :class:`Spent` of the request of ``environ`` (None if untimed)."""
+    return environ.get(ENVIRON)
+
+
+def header(split):
+    """The ``Server-Timing`` value of a :meth:`Spent.split`."""
     return ', '.join(f'{name};dur={seconds * 1000:.1f}'
-                     for name, seconds in parts.items())
+                     for name, seconds in split.items())
 
 
 def middleware(conf):
-    """The timing middleware when ``debug_timing`` is on, else none."""
+    """The timing middleware; it adds the header with ``debug_timing``."""
+    debug = conf.placement.debug_timing
+
     def wrap(application):
-        if not conf.placement.debug_timing:
-            return application
         _listen()
 
         def timed(environ, start_response):
-            spent = {'sql': 0.0, 'serialise': 0.0}
+            spent = environ[ENVIRON] = Spent()
             token = _SPENT.set(spent)
-            started = time.perf_counter()
 
             def start_timed(status, headers, exc_info=None):
-                total = time.perf_counter() - started
-                headers = [*headers,
-                           ('Server-Timing', header(spent, total))]
+                if debug:
+                    headers = [*headers,
+                               ('Server-Timing', header(spent.split()))]
                 return start_response(status, headers, exc_info)
             try:
                 return application(environ, start_timed)

@@ -17,16 +17,19 @@ database file in the current directory whose schema is created on start.
 Options given in a config file still win over these defaults.
 """
 
+import logging
 import os
 import sys
 
 from gunicorn.app import base as gunicorn_base
 from oslo_config import cfg
 
-from placement import deploy
 from placement import fatal
 from placement.conf import loading
+from placement.metrics import multiprocess
 from placement.wsgi import server
+
+LOG = logging.getLogger(__name__)
 
 _DEV_DATABASE = 'placement.sqlite'
 #: Worker processes at most by default: each holds its own database
@@ -78,6 +81,11 @@ _cli_opts = [
 ]
 
 
+def _bind(host, port):
+    """gunicorn's address of ``host`` (IPv6 in brackets) and ``port``."""
+    return f'[{host}]:{port}' if ':' in host else f'{host}:{port}'
+
+
 def default_workers():
     """One per CPU this process may run on, at most MAX_DEFAULT_WORKERS."""
     return min(len(os.sched_getaffinity(0)), MAX_DEFAULT_WORKERS)
@@ -90,14 +98,20 @@ class _Server(gunicorn_base.BaseApplication):
     control socket (manage it with signals), no pid file.
     """
 
-    def __init__(self, conf):
+    def __init__(self, conf, deploy):
         self.conf = conf
+        self.deploy = deploy
         super().__init__()
 
     def load_config(self):
         conf = self.conf
-        host = f'[{conf.host}]' if ':' in conf.host else conf.host
-        self.cfg.set('bind', f'{host}:{conf.port}')
+        binds = [_bind(conf.host, conf.port)]
+        if conf.metrics.listen_port is not None:
+            binds.append(_bind(conf.metrics.listen_host,
+                               conf.metrics.listen_port))
+        self.cfg.set('bind', binds)
+        self.cfg.set('child_exit', lambda _arbiter, worker: (
+            multiprocess.worker_exited(worker.pid)))
         self.cfg.set('workers', conf.workers or default_workers())
         self.cfg.set('threads', conf.threads)
         self.cfg.set('worker_class', server.worker_class(server.ClientLimits(
@@ -119,7 +133,7 @@ class _Server(gunicorn_base.BaseApplication):
         super().reload()
 
     def load(self):
-        return deploy.loadapp(self.conf)
+        return self.deploy.loadapp(self.conf)
 
 
 def _set_dev_defaults(conf):
@@ -137,8 +151,20 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if '--dev' in argv:
         _set_dev_defaults(conf)
-    loading.parse(conf, argv)
-    # Fail here, once and in one line, rather than in every worker.
-    deploy.check(conf)
-    _Server(conf).run()
+    clean_up = multiprocess.prepare()
+    try:
+        # Imported once the metrics know they are shared by the workers,
+        # and before logging is set up: alembic logs its plugins as it
+        # loads.
+        from placement import deploy
+
+        loading.parse(conf, argv)
+        # Fail here, once and in one line, rather than in every worker.
+        deploy.check(conf)
+        multiprocess.forget_this_process()
+        LOG.info('Metrics of the workers are in %s', os.environ[
+            multiprocess.ENV])
+        _Server(conf, deploy).run()
+    finally:
+        clean_up()
     return 0

@@ -12,10 +12,11 @@ from oslo_policy import opts as policy_opts
 from placement.conf import api
 from placement.conf import database
 from placement.conf import middleware
+from placement.conf import observability
 from placement.conf import placement as placement_opts
 from placement.conf import reports
 
-_MODULES = (api, database, placement_opts, reports)
+_MODULES = (api, database, observability, placement_opts, reports)
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:

@@ -94,7 +94,8 @@ the number of candidates generated.
         help="""
 For benchmarks: add a Server-Timing header to every response that splits
 the server's time into SQL, JSON serialisation and the rest (app), in
-milliseconds. Off in production: it measures every statement.
+milliseconds. The split is measured anyway (for the request log and the
+metrics); off, it is not sent to clients.
 """),
 ]
 

@@ -14,6 +14,7 @@ from placement import exception
 from placement import fatal
 from placement import timing
 from placement.db import failures
+from placement.metrics import database as metrics
 
 LOG = logging.getLogger(__name__)
 
@@ -255,6 +256,23 @@ def create_engine(db_conf, option='connection'):
     return engine
 
 
+#: Seconds a health probe waits for a connection to open.
+_PROBE_CONNECT_TIMEOUT = 5
+
+
+def probe_engine(db_conf):
+    """An engine without a pool, for health probes: each probe opens a
+    connection of its own (within a few seconds), so that it tells
+    whether the database answers now, whatever the service's pool holds.
+    """
+    url = _connection_url(db_conf, db_conf.connection)
+    backend = url.get_backend_name()
+    connect_args = ({'check_same_thread': False} if backend == 'sqlite'
+                    else {'connect_timeout': _PROBE_CONNECT_TIMEOUT})
+    return sa.create_engine(url, poolclass=sa.pool.NullPool,
+                            connect_args=connect_args)
+
+
 def streamed(conn, statement):
     """The rows of ``statement`` as the database sends them, a batch at a
     time: a driver that buffers a result (psycopg2's libpq, PyMySQL) holds
@@ -312,8 +330,10 @@ class Database:
         self.engine = create_engine(db_conf)
         self.backend = self.engine.url.get_backend_name()
         self.reader_engine = self.engine
+        metrics.observe_pool(self.engine, 'primary')
         if db_conf.slave_connection:
             self.reader_engine = create_engine(db_conf, 'slave_connection')
+            metrics.observe_pool(self.reader_engine, 'replica')
         self._retry_count = db_conf.transaction_retry_count
         # One attempt that waited out a lock is followed by one more.
         self._time_limit = 1.5 * db_conf.lock_wait_timeout
@@ -326,7 +346,7 @@ class Database:
         depends on must see what the client wrote before.
         """
         engine = self.engine if primary else self.reader_engine
-        return self._run(engine, {}, 0, operation, args, kwargs)
+        return self._run('read', engine, {}, 0, operation, args, kwargs)
 
     def write(self, operation, *args, read_committed=False,
               conflict_retries=0, **kwargs):
@@ -335,7 +355,8 @@ class Database:
         ``conflict_retries``: how often a RetryTransaction is run again.
         ``read_committed``: see :meth:`writer`.
         """
-        return self._run(self.engine, self._write_options(read_committed),
+        return self._run('write', self.engine,
+                         self._write_options(read_committed),
                          conflict_retries, operation, args, kwargs)
 
     def reader(self):
@@ -366,8 +387,27 @@ class Database:
             return {_MYSQL_READ_COMMITTED: True}
         return {'isolation_level': 'READ COMMITTED'}
 
-    def _run(self, engine, options, conflict_retries, operation, args,
-             kwargs):
+    def _run(self, access, engine, options, conflict_retries, operation,
+             args, kwargs):
+        """Run the transaction, counting its outcome for the metrics."""
+        try:
+            result = self._attempts(access, engine, options,
+                                    conflict_retries, operation, args,
+                                    kwargs)
+        except exception.ConcurrentUpdate:
+            metrics.finished(access, metrics.CONFLICT)
+            raise
+        except failures.DatabaseUnavailable:
+            metrics.finished(access, metrics.UNAVAILABLE)
+            raise
+        except Exception:
+            metrics.finished(access, metrics.ROLLED_BACK)
+            raise
+        metrics.finished(access, metrics.COMMITTED)
+        return result
+
+    def _attempts(self, access, engine, options, conflict_retries,
+                  operation, args, kwargs):
         deadline = time.monotonic() + self._time_limit
         conflicts = faults = 0
         stale_connection_seen = False
@@ -379,19 +419,23 @@ class Database:
                 conflicts += 1
                 if conflicts > conflict_retries:
                     raise exception.ConcurrentUpdate(str(exc)) from exc
+                metrics.rerun(access, metrics.GENERATION_CONFLICT)
             except (sa.exc.DBAPIError, sa.exc.TimeoutError) as exc:
                 failure = failures.classify(exc)
                 if failure not in _RETRIED:
                     _raise_unavailable(failure, exc)
                     raise
+                cause = failures.rerun_cause(exc, failure).value
                 if (failure is failures.Failure.DISCONNECTED
                         and not stale_connection_seen):
                     stale_connection_seen = True
+                    metrics.rerun(access, cause)
                     continue
                 faults += 1
                 if faults > self._retry_count or (
                         time.monotonic() > deadline):
                     _raise_exhausted(failure, exc)
+                metrics.rerun(access, cause)
             time.sleep(_backoff(conflicts + faults))
 
     def wait_until_reachable(self, max_retries, retry_interval,
@@ -506,6 +550,7 @@ def _transaction(engine, options):
                 raise failures.CommitOutcomeUnknown(
                     'The connection to the database was lost while '
                     'committing; the outcome is unknown.') from exc
+            failures.failed_at_commit(exc)
             raise
 
 

@@ -89,6 +89,42 @@ _SQLITE = {
 }
 
 
+class Cause(enum.Enum):
+    """Why a transaction was run again (the metrics' ``cause`` label)."""
+    DEADLOCK = 'deadlock'
+    LOCK_WAIT = 'lock_wait'
+    #: A Galera certification failure: MariaDB's deadlock on COMMIT.
+    GALERA_CERTIFICATION = 'galera_certification'
+    SERIALIZATION = 'serialization'
+    CONNECTION_LOST = 'connection_lost'
+
+
+_MYSQL_DEADLOCK = 1213
+#: The causes of the CONTENTION codes; any other is a lock wait.
+_CONTENTION_CAUSES = {
+    _MYSQL_DEADLOCK: Cause.DEADLOCK, 1020: Cause.SERIALIZATION,
+    '40P01': Cause.DEADLOCK, '40001': Cause.SERIALIZATION,
+}
+_AT_COMMIT = 'placement_at_commit'
+
+
+def failed_at_commit(exc):
+    """Note that ``exc`` was raised by COMMIT (see :func:`rerun_cause`)."""
+    setattr(exc, _AT_COMMIT, True)
+
+
+def rerun_cause(exc, failure):
+    """The :class:`Cause` of ``exc``, a run again ``failure``."""
+    if failure is Failure.DISCONNECTED:
+        return Cause.CONNECTION_LOST
+    orig = getattr(exc, 'orig', None)
+    code = getattr(orig, 'pgcode', None) or (
+        orig.args[0] if orig is not None and orig.args else None)
+    if code == _MYSQL_DEADLOCK and getattr(exc, _AT_COMMIT, False):
+        return Cause.GALERA_CERTIFICATION
+    return _CONTENTION_CAUSES.get(code, Cause.LOCK_WAIT)
+
+
 def _is_a(orig, *names):
     """Whether ``orig`` is of a class named one of ``names`` (PEP 249's)."""
     return any(cls.__name__ in names for cls in type(orig).__mro__)

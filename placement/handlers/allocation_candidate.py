@@ -10,6 +10,7 @@ from placement import microversion
 from placement import query
 from placement import util
 from placement.handlers import provider_query
+from placement.metrics import candidates as candidate_metrics
 from placement.objects import allocation_candidate as candidate_obj
 
 _DICT_ALLOCATIONS = microversion.DICT_ALLOCATIONS
@@ -95,4 +96,5 @@ def list_allocation_candidates(req):
     request = provider_query.candidate_request(req, query.of(req))
     found = context.db.read(candidate_obj.get_candidates, request,
                             context.config)
+    candidate_metrics.answered(len(request.groups), found)
     return util.Result(render(req, request, found))

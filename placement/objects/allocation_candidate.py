@@ -48,6 +48,7 @@ inventory holds or a trait no provider has, is answered at once
 import collections
 import itertools
 import random
+import time
 import typing
 
 import os_traits
@@ -114,13 +115,18 @@ def get_candidates(conn, request, conf):
     chosen = list(itertools.islice(progress.counted(found), limit))
     return candidate_request.Candidates(
         candidates=[candidate for _, candidate in chosen],
-        summaries=trees.summaries(chosen))
+        summaries=trees.summaries(chosen),
+        limited=limit is not None and len(chosen) == limit,
+        seconds_to_first=progress.seconds_to_first)
 
 
 class _Progress:
     """How far the search went: what sizes the next window of roots."""
 
     def __init__(self):
+        self.started = time.perf_counter()
+        #: Seconds from the start to the first candidate taken.
+        self.seconds_to_first = None
         #: Roots in the windows searched so far.
         self.searched = 0
         #: Of those, the roots that can serve every slot.
@@ -138,6 +144,8 @@ class _Progress:
 
     def counted(self, found):
         for pair in found:
+            if not self.taken:
+                self.seconds_to_first = time.perf_counter() - self.started
             self.taken += 1
             yield pair
 

@@ -101,8 +101,13 @@ class Candidates:
     provider) that appears in ``candidates``, keyed by uuid: the
     :class:`placement.objects.candidate_tree.Provider` the search loaded
     (not a copy: the summaries of a large answer are most of its data);
-    the handler narrows it for microversions before 1.29.
+    the handler narrows it for microversions before 1.29. ``limited``:
+    the answer holds as many candidates as the limit allowed;
+    ``seconds_to_first``: how long the search took to find the first
+    (None: none found), for the metrics.
     """
 
     candidates: list
     summaries: dict
+    limited: bool = False
+    seconds_to_first: float | None = None

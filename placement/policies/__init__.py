@@ -7,6 +7,7 @@ from placement.policies import allocation
 from placement.policies import allocation_candidate
 from placement.policies import base
 from placement.policies import inventory
+from placement.policies import metrics
 from placement.policies import reports
 from placement.policies import reshaper
 from placement.policies import resource_class
@@ -29,4 +30,5 @@ def list_rules():
         allocation_candidate.list_rules(),
         reshaper.list_rules(),
         reports.list_rules(),
+        metrics.list_rules(),
     ))

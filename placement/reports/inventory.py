@@ -51,11 +51,12 @@ def numbers(conditions, class_ids=None, sharing_class_ids=()):
     """Subquery: one row per inventory of the providers in ``conditions``.
 
     Columns: ``provider_id``, ``root_id``, ``resource_class_id``,
-    ``raw`` (total - reserved), ``capacity`` (⌊raw × allocation_ratio⌋),
-    ``overcommitted`` (1 where the ratio is not 1), ``used`` (the sum of
-    its allocations), ``shared`` (:func:`shared` for the classes of
-    ``sharing_class_ids``, whose area depends on it; 0 for the others, so
-    that most rows need no test), and the inventory's
+    ``total``, ``reserved``, ``raw`` (total - reserved), ``capacity``
+    (⌊raw × allocation_ratio⌋), ``overcommitted`` (1 where the ratio is
+    not 1), ``used`` (the sum of its allocations), ``shared``
+    (:func:`shared` for the classes of ``sharing_class_ids``, whose area
+    depends on it; 0 for the others, so that most rows need no test),
+    and the inventory's
     ``allocation_ratio``, ``min_unit``, ``max_unit`` and ``step_size``.
     ``class_ids`` narrows to those resource classes.
     """
@@ -67,6 +68,7 @@ def numbers(conditions, class_ids=None, sharing_class_ids=()):
         sa.select(RP.c.id.label('provider_id'),
                   scope_mod.ROOT_ID.label('root_id'),
                   INV.c.resource_class_id,
+                  INV.c.total, INV.c.reserved,
                   raw.label('raw'),
                   floor(raw * INV.c.allocation_ratio).label('capacity'),
                   sa.case((INV.c.allocation_ratio != 1, 1), else_=0)

@@ -153,6 +153,11 @@ class _Channel(channel.HTTPChannel):
                      or self.request.head_ended is None))
 
 
+#: The environ key of the port a request came in on: unlike SERVER_PORT
+#: behind a proxy, or a Host header, the client cannot choose it.
+LOCAL_PORT = 'placement.local_port'
+
+
 class _Listener(server.TcpWSGIServer):
     """Accepts on a socket gunicorn's master bound, closes slow clients."""
 
@@ -161,8 +166,14 @@ class _Listener(server.TcpWSGIServer):
     def __init__(self, application, socket_map, sock, dispatcher, adj,
                  limits):
         self.limits = limits
+        port = sock.getsockname()[1]
+
+        def on_this_port(environ, start_response):
+            environ[LOCAL_PORT] = port
+            return application(environ, start_response)
+
         super().__init__(
-            application, socket_map, _sock=sock, dispatcher=dispatcher,
+            on_this_port, socket_map, _sock=sock, dispatcher=dispatcher,
             adj=adj, bind_socket=False,
             sockinfo=(sock.family, sock.type, sock.proto,
                       sock.getsockname()))

@@ -17,11 +17,14 @@ def venv_command(name):
 
 
 @contextlib.contextmanager
-def running_server(tmp_path, workers=1, threads=4, url=None):
+def running_server(tmp_path, workers=1, threads=4, url=None,
+                   extra_conf='', env=None, started=None):
     """Serve a database over HTTP; yields the endpoint URL.
 
     By default the test database, emptied first; else the database of
-    ``url`` as it is.
+    ``url`` as it is. ``extra_conf`` is added to the configuration file,
+    ``env`` to the server's environment; ``started``, a list if given,
+    receives the server's Popen.
     """
     if url is None:
         url = database.database_url()
@@ -31,14 +34,17 @@ def running_server(tmp_path, workers=1, threads=4, url=None):
     conf_file = tmp_path / 'placement.conf'
     conf_file.write_text(
         '[api]\nauth_strategy = noauth2\n'
-        f'[placement_database]\nconnection = {url}\n')
+        f'[placement_database]\nconnection = {url}\n' + extra_conf)
     port = processes.free_port()
     log = open(tmp_path / 'server.log', 'wb')
     process = subprocess.Popen(
         [venv_command('placement-api'), '--config-file', str(conf_file),
          '--port', str(port), '--workers', str(workers),
          '--threads', str(threads)],
-        stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path)
+        stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path,
+        env=None if env is None else {**os.environ, **env})
+    if started is not None:
+        started.append(process)
     endpoint = f'http://127.0.0.1:{port}'
     try:
         processes.wait_until_up(endpoint + '/', process,

@@ -15,6 +15,7 @@ import uuid
 
 import pytest
 import sqlalchemy as sa
+import webob
 
 from placement.db import models
 from tests.functional import app as app_client
@@ -141,5 +142,25 @@ def test_killed_database_is_503_then_recovers_with_every_write(server):
                 'GET', f'/resource_providers/{rp_uuid}/allocations').json
             assert usages['usages'].get('VCPU', 0) == len(
                 allocations['allocations'])
+    finally:
+        db.dispose()
+
+
+def _health(application):
+    return webob.Request.blank('/healthcheck').get_response(
+        application).status_int
+
+
+def test_healthcheck_follows_the_database_without_a_restart(server):
+    url = server.create_database('placement')
+    application, db = app_client.build_stack(
+        url, placement_database__sync_on_startup=True)
+    try:
+        assert _health(application) == 200
+        server.kill()
+        assert _wait_for(lambda: _health(application) == 503, 30)
+        server.start()
+        assert _wait_for(lambda: _health(application) == 200,
+                         _RECOVERY_LIMIT)
     finally:
         db.dispose()

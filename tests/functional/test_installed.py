@@ -28,7 +28,9 @@ CHECKOUT = os.path.dirname(os.path.dirname(os.path.dirname(
 # same namespaces).
 CONFIG_NAMESPACES = ('placement.conf', 'keystonemiddleware.auth_token',
                      'oslo.log', 'oslo.middleware.cors',
-                     'oslo.middleware.http_proxy_to_wsgi', 'oslo.policy')
+                     'oslo.middleware.healthcheck',
+                     'oslo.middleware.http_proxy_to_wsgi', 'oslo.policy',
+                     'osprofiler')
 
 
 @pytest.fixture(scope='module', autouse=True)
@@ -136,7 +138,8 @@ def test_the_sample_config_and_policy_generate_from_namespaces(tmp_path):
     assert result.returncode == 0, result.stderr
     text = sample.read_text()
     for group in ('[placement_database]', '[api]', '[keystone_authtoken]',
-                  '[placement]', '[reports]', '[cors]', '[oslo_policy]'):
+                  '[placement]', '[reports]', '[cors]', '[oslo_policy]',
+                  '[healthcheck]', '[profiler]'):
         assert group in text
 
     policy = tmp_path / 'policy.yaml.sample'

@@ -232,3 +232,37 @@ def test_url_parameters_the_driver_does_not_take():
     assert failures.refuses_connection(error)
     assert failures.cause(error) == (
         'the driver does not take these URL parameters: ' + str(error))
+
+
+def _sqlite_busy():
+    error = sqlite3.OperationalError('database is locked')
+    error.sqlite_errorcode = 5
+    return error
+
+
+@pytest.mark.parametrize('orig, at_commit, cause', [
+    (pymysql.err.OperationalError(1213, 'Deadlock found'), False,
+     failures.Cause.DEADLOCK),
+    # MariaDB reports a Galera certification failure as a deadlock on
+    # COMMIT.
+    (pymysql.err.OperationalError(1213, 'WSREP detected deadlock'), True,
+     failures.Cause.GALERA_CERTIFICATION),
+    (pymysql.err.OperationalError(1205, 'Lock wait timeout exceeded'),
+     False, failures.Cause.LOCK_WAIT),
+    (pymysql.err.OperationalError(1020, 'Record has changed'), False,
+     failures.Cause.SERIALIZATION),
+    (pymysql.err.OperationalError(2013, 'Lost connection'), False,
+     failures.Cause.CONNECTION_LOST),
+    (_pg_error('40P01'), False, failures.Cause.DEADLOCK),
+    # No Galera there.
+    (_pg_error('40P01'), True, failures.Cause.DEADLOCK),
+    (_pg_error('55P03'), False, failures.Cause.LOCK_WAIT),
+    (_pg_error('40001'), False, failures.Cause.SERIALIZATION),
+    (_pg_error('57P01'), False, failures.Cause.CONNECTION_LOST),
+    (_sqlite_busy(), False, failures.Cause.LOCK_WAIT),
+])
+def test_cause_of_a_rerun(orig, at_commit, cause):
+    exc = _wrapped(orig)
+    if at_commit:
+        failures.failed_at_commit(exc)
+    assert failures.rerun_cause(exc, failures.classify(exc)) is cause

@@ -126,7 +126,12 @@ REPORT_RULES = {
         'rule:admin_or_service_api', ['project'],
         [('GET', '/reports/headroom')]),
 }
-EXPECTED = {**BASE_RULES, **API_RULES, **REPORT_RULES}
+# GET /metrics (not in the reference either), last.
+METRICS_RULES = {
+    'placement:metrics': (
+        'rule:admin_or_service_api', ['project'], [('GET', '/metrics')]),
+}
+EXPECTED = {**BASE_RULES, **API_RULES, **REPORT_RULES, **METRICS_RULES}
 
 CREATE_RP = 'placement:resource_providers:create'
 RESHAPE = 'placement:reshaper:reshape'

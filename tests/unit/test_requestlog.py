@@ -1,6 +1,7 @@
 """One log line per request, 500s included."""
 
 import logging
+import re
 
 import pytest
 import webob
@@ -43,26 +44,78 @@ def _request_lines(app, caplog, path, **headers):
     return response, lines
 
 
+def _line(response, start, route):
+    """The pattern of the log line of ``response``: upstream's ``start``,
+    then the route, the seconds it took and spent in SQL, the request
+    id."""
+    return re.compile(
+        re.escape(f'{start} len: {response.content_length} ')
+        + r'microversion: 1\.\d+ '
+        + re.escape(f'route: {route} ')
+        + r'time: \d+\.\d{3} sql: \d+\.\d{3} '
+        + re.escape(
+            f'request_id: {response.headers["x-openstack-request-id"]}')
+        + '$')
+
+
 def test_success_is_logged(app, caplog):
-    response, lines = _request_lines(
+    response, [line] = _request_lines(
         app, caplog, '/ok?a=1', **{'OpenStack-API-Version': 'placement 1.7'})
-    assert lines == [
-        f'192.0.2.1 "GET /ok?a=1" status: 200 '
-        f'len: {response.content_length} microversion: 1.7']
+    assert _line(response, '192.0.2.1 "GET /ok?a=1" status: 200',
+                 '/ok').match(line), line
+    assert 'microversion: 1.7 ' in line
 
 
 def test_client_error_is_logged(app, caplog):
-    _response, lines = _request_lines(app, caplog, '/nothing')
-    assert lines == [
-        '192.0.2.1 "GET /nothing" status: 404 len: '
-        f'{_response.content_length} microversion: 1.0']
+    response, [line] = _request_lines(app, caplog, '/nothing')
+    assert _line(response, '192.0.2.1 "GET /nothing" status: 404',
+                 '-').match(line), line
 
 
 def test_server_error_is_logged(app, caplog):
-    response, lines = _request_lines(app, caplog, '/broken')
+    response, [line] = _request_lines(app, caplog, '/broken')
     assert response.status_code == 500
-    assert lines == [
-        '192.0.2.1 "GET /broken" status: 500 len: - microversion: 1.0']
+    assert _line(response, '192.0.2.1 "GET /broken" status: 500',
+                 '/broken').match(line), line
+
+
+def test_unauthenticated_request_is_logged_with_its_own_id(app, caplog):
+    req = webob.Request.blank('/ok', environ={'REMOTE_ADDR': '192.0.2.1'})
+    with caplog.at_level(logging.INFO, logger='placement.requestlog'):
+        response = req.get_response(app)
+    [line] = [record.getMessage() for record in caplog.records
+              if record.name == 'placement.requestlog']
+    assert response.status_code == 401
+    assert ' status: 401 ' in line
+    assert line.endswith(
+        f'request_id: {response.headers["x-openstack-request-id"]}')
+
+
+def _warnings(caplog):
+    return [record.getMessage() for record in caplog.records
+            if record.name == 'placement.requestlog'
+            and record.levelno == logging.WARNING]
+
+
+def test_slow_request_is_a_warning_with_its_time_split(monkeypatch, caplog):
+    # Every request takes longer than a nanosecond.
+    app = stack.service(monkeypatch, (
+        operations.Operation('GET', '/ok', _ok),),
+        request_log__slow_threshold=1e-9)
+    response, _lines = _request_lines(app, caplog, '/ok')
+    [warning] = _warnings(caplog)
+    assert re.match(
+        r'Slow request: "GET /ok" route: /ok status: 200 took '
+        r'\d+\.\d{3}s \(sql \d+\.\d{3}s, serialise \d+\.\d{3}s, '
+        r'app -?\d+\.\d{3}s\) request_id: req-', warning), warning
+
+
+def test_no_warning_when_the_threshold_is_off(monkeypatch, caplog):
+    app = stack.service(monkeypatch, (
+        operations.Operation('GET', '/ok', _ok),),
+        request_log__slow_threshold=0)
+    _request_lines(app, caplog, '/ok')
+    assert _warnings(caplog) == []
 
 
 _GLOBAL_ID = 'req-4a3b59c1-d6c6-4b36-8a8a-3d8e2f4b7b2a'

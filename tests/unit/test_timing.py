@@ -11,7 +11,7 @@ from placement import timing
 class _Streamed:
     """A streamed result that takes 10 ms to fetch each batch."""
 
-    def partitions(self):
+    def partitions(self, size=None):
         for batch in ([1, 2], [3]):
             time.sleep(0.01)
             yield batch

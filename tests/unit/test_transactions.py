@@ -1,6 +1,7 @@
 """The transaction layer: what it runs again, how often, and what a caller
 gets when the attempts run out (on a throw-away SQLite file)."""
 
+import prometheus_client
 import pymysql
 import pytest
 import sqlalchemy as sa
@@ -157,8 +158,12 @@ def test_deadlock_on_commit_runs_again(db, monkeypatch):
             raise refusals.pop()
         commit(dbapi_connection)
     monkeypatch.setattr(db.engine.dialect, 'do_commit', certify)
+    before = _counts()
     assert db.write(_Failing()) == 2
     assert _rows(db) == [2]
+    assert _counted(before, _counts()) == {
+        ('transaction_reruns', 'write', 'galera_certification'): 1,
+        ('transactions', 'write', 'committed'): 1}
 
 
 def test_slave_connection_serves_the_reads(tmp_path):
@@ -198,3 +203,46 @@ def test_pool_options_configure_the_server_engines():
         assert not engine.pool._pre_ping
     assert db.reader_engine.url.host == '127.0.0.2'
     db.dispose()
+
+
+def _counts():
+    """The transaction metrics of this process, by labels."""
+    return {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
+            for metric in prometheus_client.REGISTRY.collect()
+            if metric.name.startswith('placement_db_transaction')
+            for sample in metric.samples if sample.name.endswith('_total')}
+
+
+def _counted(before, after):
+    """What was counted between two :func:`_counts`, without labels'
+    names: ``{(metric, access, outcome or cause): increase}``."""
+    return {(name.removeprefix('placement_db_').removesuffix('_total'),
+             *(value for _label, value in labels)): count - before.get(
+                 (name, labels), 0)
+            for (name, labels), count in after.items()
+            if count != before.get((name, labels), 0)}
+
+
+def test_outcomes_and_reruns_are_counted(db, monkeypatch):
+    before = _counts()
+    db.write(_Failing(_mysql_error(1213, 'Deadlock found'),
+                      _mysql_error(1205, 'Lock wait timeout exceeded'),
+                      _mysql_error(2013, 'Lost connection')))
+    with pytest.raises(exception.ConcurrentUpdate):
+        db.write(_Failing(*[_mysql_error(1213, 'Deadlock found')] * 10))
+    with pytest.raises(failures.DatabaseUnavailable):
+        db.read(_Failing(*[_mysql_error(2003, "Can't connect")] * 10))
+    with pytest.raises(exception.NotFound):
+        db.read(_Failing(exception.NotFound('no such provider')))
+    assert _counted(before, _counts()) == {
+        ('transactions', 'write', 'committed'): 1,
+        ('transactions', 'write', 'conflict'): 1,
+        ('transactions', 'read', 'unavailable'): 1,
+        ('transactions', 'read', 'rolled_back'): 1,
+        # 1 then 3 deadlocks run again (the 4th is given up).
+        ('transaction_reruns', 'write', 'deadlock'): 4,
+        ('transaction_reruns', 'write', 'lock_wait'): 1,
+        ('transaction_reruns', 'write', 'connection_lost'): 1,
+        # The stale connection's free retry, then 3.
+        ('transaction_reruns', 'read', 'connection_lost'): 4,
+    }
