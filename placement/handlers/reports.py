@@ -1,8 +1,8 @@
 """Handlers of the operators' reports under /reports (not microversioned).
 
-GET /reports/capacity, /reports/usage, /reports/usage/{project_id} and
-/reports/headroom answer JSON; GET /reports/ is the web page, which
-reads only those, and /reports/static/{name} its assets.
+GET /reports/capacity, /reports/usage, /reports/usage/{project_id},
+/reports/headroom and /reports/audit answer JSON; GET /reports/ is the
+web page, which reads only those, and /reports/static/{name} its assets.
 """
 
 import importlib.resources
@@ -55,6 +55,10 @@ def get_project_usage(req):
 
 def get_headroom(req):
     return _answer(req, policies.HEADROOM, documents.headroom)
+
+
+def get_audit(req):
+    return _answer(req, policies.AUDIT, documents.audit)
 
 
 def _file_response(name):
