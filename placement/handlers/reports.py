@@ -58,6 +58,14 @@ def get_headroom(req):
 
 
 def get_audit(req):
+    """The audit takes no argument: one given (live consumers, say) is
+    refused rather than ignored, so that nobody thinks it counted."""
+    if req.GET:
+        raise webob.exc.HTTPBadRequest(
+            'Invalid query string parameters: '
+            f'{next(iter(req.GET))!r} was unexpected '
+            '(the audit takes none; the live consumers are an option of '
+            'placement-manage audit)')
     return _answer(req, policies.AUDIT, documents.audit)
 
 
