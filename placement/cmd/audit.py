@@ -81,7 +81,8 @@ def _audit(conf, fix_empty_consumers, live):
     """``(uuids removed or None, the document)``."""
     database = db_api.Database(conf.placement_database)
     try:
-        removed = (database.write(audit.remove_empty_consumers)
+        removed = (database.write(audit.remove_empty_consumers,
+                                  read_committed=True)
                    if fix_empty_consumers else None)
         return removed, database.read(audit.report, live)
     finally:

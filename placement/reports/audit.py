@@ -25,6 +25,8 @@ from placement.reports import inventory
 
 #: Examples per finding, at most.
 EXAMPLES = 20
+#: Consumer records deleted per statement by the repair.
+_DELETE_BATCH = 500
 
 RP = resource_provider.RP
 RC = resource_class.RC
@@ -379,17 +381,23 @@ def report(conn, live_consumers=None):
 def remove_empty_consumers(conn):
     """Delete the consumer records with no allocations; their uuids.
 
-    The records are locked as they are found, so that a writer giving
-    one of them allocations meanwhile (it swaps the consumer's
-    generation) waits, and finds the consumer gone.
+    Run at READ COMMITTED: the records are locked as they are found, so
+    that a writer giving one of them allocations meanwhile (it swaps the
+    consumer's generation) is waited for, and the DELETE, a statement
+    after it, sees its allocations and keeps that consumer.
     """
     empty = dict(conn.execute(
         sa.select(CONSUMER.c.id, CONSUMER.c.uuid)
         .where(~_has_allocations())
-        .order_by(CONSUMER.c.uuid)
         .with_for_update()).all())
-    if empty:
-        conn.execute(sa.delete(CONSUMER).where(CONSUMER.c.id.in_(empty)))
+    ids = sorted(empty)
+    for start in range(0, len(ids), _DELETE_BATCH):
+        batch = ids[start:start + _DELETE_BATCH]
+        conn.execute(sa.delete(CONSUMER).where(CONSUMER.c.id.in_(batch),
+                                               ~_has_allocations()))
+        for kept in conn.scalars(sa.select(CONSUMER.c.id)
+                                 .where(CONSUMER.c.id.in_(batch))):
+            del empty[kept]
     return sorted(empty.values())
 
 
