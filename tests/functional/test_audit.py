@@ -65,12 +65,20 @@ def test_examples_stop_at_twenty_but_the_count_does_not(application, db):
             {'resource_provider_id': cn1, 'resource_class_id': memory,
              'consumer_id': f'00000000-0000-4000-8000-{index:012d}',
              'used': 1} for index in range(audit.EXAMPLES + 5)])
-    found = db.read(audit.report)['audit']['findings'][
-        'allocations_without_consumer']
+    first = [f'00000000-0000-4000-8000-{index:012d}'
+             for index in range(audit.EXAMPLES)]
+    findings = db.read(audit.report, set())['audit']['findings']
+    found = findings['allocations_without_consumer']
     assert found['count'] == audit.EXAMPLES + 5
-    assert [example['consumer_uuid'] for example in found['examples']] == [
-        f'00000000-0000-4000-8000-{index:012d}'
-        for index in range(audit.EXAMPLES)]
+    assert [example['consumer_uuid'] for example in found['examples']] == (
+        first)
+    # No consumer is live: the 25, C1, C2 and C3 are orphans.
+    orphans = findings['orphaned_allocations']
+    assert orphans['count'] == audit.EXAMPLES + 8
+    assert orphans['by_consumer_type'] == {
+        'INSTANCE': 1, 'MIGRATION': 1, 'unknown': audit.EXAMPLES + 6}
+    assert [example['consumer_uuid'] for example in orphans['examples']] == (
+        first)
 
 
 def test_orphans_are_the_consumers_not_listed(application, db):
