@@ -8,6 +8,7 @@ old release could (:mod:`tests.functional.audit_cloud`).
 """
 
 import json
+import threading
 
 import pytest
 import sqlalchemy as sa
@@ -186,3 +187,31 @@ def test_cli_fix_empty_consumers(tmp_path, application, db, config):
     with db.reader() as conn:
         assert conn.scalar(sa.select(sa.func.count()).select_from(
             CONSUMER)) == 5
+
+
+def test_the_repair_keeps_a_consumer_given_allocations_meanwhile(
+        application, db):
+    """A writer gives the empty consumer C6 an allocation (swapping its
+    generation, as every allocation write does) while the repair runs:
+    whichever locks first, C6 is kept and not said to be removed."""
+    audit_cloud.plant(application, db)
+    removed = []
+    repair = threading.Thread(target=lambda: removed.append(db.write(
+        audit.remove_empty_consumers, read_committed=True)))
+    with db.writer() as conn:
+        conn.execute(sa.update(CONSUMER).where(
+            CONSUMER.c.uuid == audit_cloud.C6).values(generation=1))
+        conn.execute(sa.insert(ALLOC).values(
+            resource_provider_id=audit_cloud.provider_id(
+                conn, report_data.CN1),
+            resource_class_id=audit_cloud.class_id(conn, 'MEMORY_MB'),
+            consumer_id=audit_cloud.C6, used=1))
+        repair.start()
+        # A moment for the repair to reach C6's lock (not needed for
+        # the outcome, which is the same either way).
+        repair.join(1)
+    repair.join(60)
+    assert removed == [[]]
+    with db.reader() as conn:
+        assert conn.scalar(sa.select(CONSUMER.c.generation).where(
+            CONSUMER.c.uuid == audit_cloud.C6)) == 1
