@@ -1,8 +1,10 @@
 """The OpenAPI 3.1 document of the API, generated from the operation table.
 
 One OpenAPI operation per method and URL of
-:data:`placement.operations.OPERATIONS`. OpenAPI has no notion of
-microversions, so what depends on one carries an
+:data:`placement.operations.OPERATIONS`, and of the reports of
+:data:`placement.operations.REPORTS` that declare a response schema of
+their own (``in_openapi``; they answer at any microversion). OpenAPI
+has no notion of microversions, so what depends on one carries an
 ``x-openstack-microversion`` extension, ``{"min": "1.14", "max":
 "1.39"}`` (inclusive; ``max`` is the newest microversion when nothing
 ends the range earlier):
@@ -207,7 +209,9 @@ def _error_schema():
 def document():
     """The OpenAPI document, as a JSON-serialisable dict."""
     paths = {}
-    for operation in operations.OPERATIONS:
+    for operation in operations.OPERATIONS + operations.REPORTS:
+        if not operation.in_openapi:
+            continue
         paths.setdefault(operation.path, {})[operation.method.lower()] = (
             _operation(operation))
     return {

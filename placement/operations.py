@@ -54,6 +54,7 @@ from placement.policies import resource_class as resource_class_policies
 from placement.policies import resource_provider as provider_policies
 from placement.policies import trait as trait_policies
 from placement.policies import usage as usage_policies
+from placement.reports import audit
 from placement.reports import documents
 from placement.schemas import aggregate as aggregate_schema
 from placement.schemas import allocation as allocation_schema
@@ -179,6 +180,8 @@ class Operation:
     #: ``{status: (code, ...)}`` of the errors this operation answers
     #: besides those of every operation (:data:`COMMON_ERRORS`).
     errors: dict = dataclasses.field(default_factory=dict)
+    #: False: left out of the OpenAPI document (:mod:`placement.openapi`).
+    in_openapi: bool = True
 
     def body_schema_at(self, version):
         """The request body schema at ``version``; None: no body."""
@@ -707,20 +710,22 @@ def _report_query(names):
 #: provider tree and class.
 _REPORT = {'query_before_policy': True, 'large_answer': True,
            'responses': (Response(200, {'type': 'object'}),),
-           'errors': {400: _QUERY_ERRORS}}
+           'errors': {400: _QUERY_ERRORS}, 'in_openapi': False}
 
 #: The operators' reports: outside the microversioned API (no
-#: microversion needed) and so not in the OpenAPI document. The page and
-#: its assets are served without a token; the page asks for one.
+#: microversion needed). Only those with a response schema of their own
+#: are in the OpenAPI document. The page and its assets are served
+#: without a token; the page asks for one.
 REPORTS = (
     Operation('GET', '/reports', reports.to_page,
               'Redirect to the reports page.', authenticated=False,
-              produces=()),
+              produces=(), in_openapi=False),
     Operation('GET', '/reports/', reports.page, 'The reports page (HTML, '
-              'whatever Accept says).', authenticated=False, produces=()),
+              'whatever Accept says).', authenticated=False, produces=(),
+              in_openapi=False),
     Operation('GET', '/reports/static/{name}', reports.static_file,
               'An asset of the reports page.', authenticated=False,
-              produces=(), errors=_NOT_FOUND),
+              produces=(), errors=_NOT_FOUND, in_openapi=False),
     Operation('GET', '/reports/capacity', reports.get_capacity,
               'Capacity and usage per class, in Limes\' cluster shape.',
               policy=report_policies.CAPACITY,
@@ -740,6 +745,14 @@ REPORTS = (
               'How many more workloads of a shape fit.',
               policy=report_policies.HEADROOM,
               query=_report_query(documents.HEADROOM_ARGUMENTS), **_REPORT),
+    Operation('GET', '/reports/audit', reports.get_audit,
+              'What in placement\'s data does not add up: a count and up '
+              'to 20 examples per finding (a report, outside the '
+              'microversioned API: it answers at any microversion).',
+              policy=report_policies.AUDIT,
+              query=_report_query(documents.AUDIT_ARGUMENTS),
+              **{**_REPORT, 'responses': (Response(200, audit.SCHEMA),),
+                 'in_openapi': True}),
 )
 
 #: The URLs served without a token (``/`` also as the empty path); the

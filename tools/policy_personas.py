@@ -59,6 +59,7 @@ TABLE = """
 | `placement:reports:capacity` | yes | yes | no | no | no | no | no |
 | `placement:reports:usage` | yes | yes | yes | yes | no | no | no |
 | `placement:reports:headroom` | yes | yes | no | no | no | no | no |
+| `placement:reports:audit` | yes | yes | no | no | no | no | no |
 | `placement:metrics` | yes | yes | no | no | no | no | no |
 """  # noqa: E501 (the rows as the spec has them)
 
@@ -192,6 +193,7 @@ REQUESTS = {
     'placement:reports:usage': ('GET', f'/reports/usage/{PROJECT}', 200),
     'placement:reports:headroom': (
         'GET', '/reports/headroom?resources=VCPU:1', 200),
+    'placement:reports:audit': ('GET', '/reports/audit', 200),
     'placement:metrics': ('GET', '/metrics', 200),
 }
 

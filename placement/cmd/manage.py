@@ -3,6 +3,8 @@
     placement-manage [--config-file PATH] [--config-dir DIR] db sync
     placement-manage db version | db stamp <version>
     placement-manage db online_data_migrations [--max-count N]
+    placement-manage report ... (placement.cmd.report)
+    placement-manage audit ... (placement.cmd.audit)
 
 The revisions are upstream Placement's: ``db sync`` upgrades a database
 that upstream created, and ``db version``/``db stamp`` use its ids.
@@ -16,6 +18,7 @@ from alembic import util as alembic_util
 from oslo_config import cfg
 
 from placement import fatal
+from placement.cmd import audit
 from placement.cmd import report
 from placement.conf import loading
 from placement.db import api as db_api
@@ -141,6 +144,7 @@ def _add_command_parsers(subparsers):
     online.set_defaults(func=DbCommands.online_data_migrations)
     db.set_defaults(func=None, parser=db)
     report.add_parsers(subparsers)
+    audit.add_parser(subparsers)
 
 
 @fatal.exits_cleanly()

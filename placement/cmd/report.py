@@ -17,10 +17,10 @@ without a token; ``table`` (the default) prints them as tables.
 import json
 import sys
 
-import prettytable
 import webob.exc
 
 from placement import exception
+from placement.cmd import text_table
 from placement.db import api as db_api
 from placement.reports import documents
 from placement.reports import zones
@@ -36,17 +36,7 @@ _LIST_OPTIONS = {
 }
 
 
-def _table(headers, rows):
-    """A text table; columns of numbers align right."""
-    table = prettytable.PrettyTable(headers)
-    table.align = 'l'
-    for row in rows:
-        table.add_row(row)
-    for index, header in enumerate(headers):
-        if all(isinstance(row[index], int) or row[index] == ''
-               for row in rows):
-            table.align[header] = 'r'
-    return table.get_string()
+_table = text_table.table
 
 
 def _capacity_tables(document):

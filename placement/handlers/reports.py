@@ -1,8 +1,8 @@
 """Handlers of the operators' reports under /reports (not microversioned).
 
-GET /reports/capacity, /reports/usage, /reports/usage/{project_id} and
-/reports/headroom answer JSON; GET /reports/ is the web page, which
-reads only those, and /reports/static/{name} its assets.
+GET /reports/capacity, /reports/usage, /reports/usage/{project_id},
+/reports/headroom and /reports/audit answer JSON; GET /reports/ is the
+web page, which reads only those, and /reports/static/{name} its assets.
 """
 
 import importlib.resources
@@ -67,6 +67,18 @@ def get_project_usage(req):
 
 def get_headroom(req):
     return _answer(req, policies.HEADROOM, documents.headroom)
+
+
+def get_audit(req):
+    """The audit takes no argument: one given (live consumers, say) is
+    refused rather than ignored, so that nobody thinks it counted."""
+    if req.GET:
+        raise webob.exc.HTTPBadRequest(
+            'Invalid query string parameters: '
+            f'{next(iter(req.GET))!r} was unexpected '
+            '(the audit takes none; the live consumers are an option of '
+            'placement-manage audit)')
+    return _answer(req, policies.AUDIT, documents.audit)
 
 
 def _file_response(name):

@@ -5,6 +5,7 @@ from placement.policies import base
 CAPACITY = 'placement:reports:capacity'
 USAGE = 'placement:reports:usage'
 HEADROOM = 'placement:reports:headroom'
+AUDIT = 'placement:reports:audit'
 
 _RULES = [
     base.api_rule(
@@ -21,6 +22,13 @@ _RULES = [
         HEADROOM, base.ADMIN_OR_SERVICE_API,
         'Report how many more workloads of a given size fit.',
         [('GET', '/reports/headroom')]),
+    base.api_rule(
+        AUDIT, base.ADMIN_OR_SERVICE_API,
+        'Report what in placement\'s data does not add up: usage over '
+        'capacity, allocations without inventory, consumers in several '
+        'trees or without allocations, missing records, broken provider '
+        'trees.',
+        [('GET', '/reports/audit')]),
 ]
 
 

@@ -7,6 +7,7 @@
 import time
 
 from placement.reports import arguments
+from placement.reports import audit as audit_report
 from placement.reports import capacity as capacity_report
 from placement.reports import headroom as headroom_report
 from placement.reports import usage as usage_report
@@ -16,6 +17,7 @@ CAPACITY_ARGUMENTS = {*arguments.SELECTION, *arguments.SCOPE, 'detail'}
 USAGE_ARGUMENTS = {*arguments.SELECTION, 'sort'}
 PROJECT_USAGE_ARGUMENTS = {*arguments.SELECTION, 'detail'}
 HEADROOM_ARGUMENTS = {'resources', 'required', *arguments.SCOPE}
+AUDIT_ARGUMENTS = set()
 #: The arguments that may be given several times.
 REPEATABLE = {*arguments.SELECTION, 'member_of', 'required'}
 
@@ -47,3 +49,7 @@ def headroom(conn, conf, params):
     return headroom_report.report(
         conn, zones.Zones.from_conf(conf), arguments.shape(params),
         arguments.scope(params))
+
+
+def audit(conn, conf, params):
+    return audit_report.report(conn)

@@ -6,7 +6,9 @@ this keeps the tools working as the code under them changes.
 
 import json
 
+from placement.reports import audit
 from tools import bench_allocation_candidates as bench
+from tools import bench_audit
 from tools import bench_claims
 from tools import bench_slow_clients
 
@@ -49,3 +51,25 @@ def test_slow_clients_benchmark_measures_every_kind(tmp_path):
         bench_slow_clients.STALLS)
     assert all(row['stalled'] == 3 and row['probes'] > 0
                for row in result['stalled'])
+
+
+def test_audit_benchmark_plants_one_of_each_finding_per_thousand(db):
+    """What tools/bench_audit.py plants is what the audit finds, so that
+    its timings are of the audit that finds something."""
+    providers, consumers, live = db.write(bench_audit.plant, 2000)
+    assert (providers, consumers) == (2400, 4000)
+    findings = db.read(audit.report, live)['audit']['findings']
+    counts = {name: found['count'] for name, found in findings.items()}
+    assert counts == {
+        'over_capacity': 2, 'allocations_without_inventory': 2,
+        # One consumer in ten is a migration holding two nodes; two of
+        # those hold a node whose root is gone (counted there).
+        'consumers_in_several_trees': 398,
+        'consumers_without_allocations': 2, 'allocations_without_consumer': 2,
+        'consumers_without_project': 0, 'consumers_without_user': 0,
+        'providers_without_root': 2, 'providers_with_wrong_root': 2,
+        'providers_with_parent_in_other_tree': 2,
+        'providers_with_broken_parent_chain': 0,
+        # One consumer in a thousand left out of the list, and the two
+        # allocations without a consumer record.
+        'orphaned_allocations': 6}

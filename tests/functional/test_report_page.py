@@ -1,8 +1,8 @@
 """The operators' page in a real headless browser (Debian's chromium).
 
 The page is served over HTTP by the application of the report cloud; its
-numbers must be those of the JSON reports, and its headroom form must
-answer.
+numbers must be those of the JSON reports, its headroom form must
+answer, and its audit panel show the counts of the audit.
 """
 
 import contextlib
@@ -17,6 +17,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support import ui
 
+from tests.functional import audit_cloud
 from tests.functional import report_cloud
 
 pytestmark = [pytest.mark.browser, pytest.mark.db]
@@ -69,8 +70,8 @@ def application(db_url):
         yield application
 
 
-@pytest.fixture
-def page(application):
+@contextlib.contextmanager
+def loaded_page(application):
     """The browser on the loaded page (token ``admin``)."""
     with http_server(application) as base_url:
         browser = headless_chromium()
@@ -85,6 +86,12 @@ def page(application):
             yield browser
         finally:
             browser.quit()
+
+
+@pytest.fixture
+def page(application):
+    with loaded_page(application) as browser:
+        yield browser
 
 
 def cell_numbers(row):
@@ -250,3 +257,33 @@ def test_error_text_is_readable(page):
     assert status.get_attribute('class') == 'error'
     # WCAG AA for normal text.
     assert page.execute_script(_CONTRAST, status) >= 4.5
+
+
+def audit_counts(page):
+    """``{finding: count}`` of the audit panel, and whether highlighted."""
+    return {row.get_attribute('data-finding'): (
+                cell_numbers(row)['count'],
+                'found' in row.get_attribute('class'))
+            for row in page.find_elements(By.CSS_SELECTOR,
+                                          '#audit-table tbody tr')}
+
+
+def test_audit_panel_of_a_clean_cloud(application, page):
+    findings = report_cloud.get_json(application, '/reports/audit')[
+        'audit']['findings']
+    assert audit_counts(page) == {name: (0, False) for name in findings}
+    assert page.find_element(By.ID, 'audit-summary').text == (
+        'Nothing found: the data adds up.')
+
+
+def test_audit_panel_shows_the_counts(application, db):
+    audit_cloud.plant(application, db)
+    with loaded_page(application) as browser:
+        assert audit_counts(browser) == {
+            name: (found['count'], found['count'] > 0)
+            for name, found in report_cloud.get_json(
+                application, '/reports/audit')['audit']['findings'].items()}
+        assert audit_counts(browser)['providers_with_broken_parent_chain'] \
+            == (2, True)
+        assert browser.find_element(By.ID, 'audit-summary').text == (
+            '11 of 11 findings have something to show.')

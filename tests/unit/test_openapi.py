@@ -27,8 +27,21 @@ def test_every_operation_is_documented():
     documented = {(method.upper(), path)
                   for path, methods in DOCUMENT['paths'].items()
                   for method in methods}
+    reports = {(op.method, op.path) for op in operations.REPORTS
+               if op.in_openapi}
+    assert reports == {('GET', '/reports/audit'), ('GET', '/metrics')}
     assert documented == {(op.method, op.path)
-                          for op in operations.OPERATIONS}
+                          for op in operations.OPERATIONS} | reports
+
+
+def test_the_audit_report_has_a_real_schema():
+    schema = DOCUMENT['paths']['/reports/audit']['get']['responses']['200'][
+        'content']['application/json']['schema']
+    findings = schema['properties']['audit']['properties']['findings']
+    assert 'over_capacity' in findings['required']
+    example = findings['properties']['over_capacity']['properties'][
+        'examples']['items']
+    assert example['properties']['capacity'] == {'type': 'integer'}
 
 
 def test_every_error_code_is_documented():

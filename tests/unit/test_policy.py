@@ -125,6 +125,9 @@ REPORT_RULES = {
     'placement:reports:headroom': (
         'rule:admin_or_service_api', ['project'],
         [('GET', '/reports/headroom')]),
+    'placement:reports:audit': (
+        'rule:admin_or_service_api', ['project'],
+        [('GET', '/reports/audit')]),
 }
 # GET /metrics (not in the reference either), last.
 METRICS_RULES = {

@@ -1,5 +1,6 @@
-// The operators' page: reads /reports/capacity, /reports/usage and
-// /reports/headroom (relative to this page) and draws them. No library.
+// The operators' page: reads /reports/capacity, /reports/usage,
+// /reports/headroom and /reports/audit (relative to this page) and draws
+// them. No library.
 'use strict';
 
 const HOSTS_SHOWN = 20;
@@ -212,6 +213,21 @@ async function askHeadroom(event) {
   }
 }
 
+// One row per finding: its count, highlighted when not 0.
+async function drawAudit() {
+  const {audit} = await getJSON('audit');
+  const findings = Object.entries(audit.findings);
+  const found = findings.filter(([, finding]) => finding.count).length;
+  document.getElementById('audit-summary').textContent = audit.clean
+    ? 'Nothing found: the data adds up.'
+    : `${found} of ${findings.length} findings have something to show.`;
+  fill('audit-table', findings.map(([name, finding]) =>
+    el('tr', {'data-finding': name, class: finding.count ? 'found' : ''},
+       el('td', {}, name), num(finding.count, 'count'),
+       el('td', {}, finding.counts),
+       el('td', {class: 'note'}, finding.description))));
+}
+
 function showStatus(text, isError) {
   statusLine.textContent = text;
   statusLine.className = isError ? 'error' : '';
@@ -224,6 +240,7 @@ async function load(event) {
   try {
     drawCapacity(await getJSON('capacity?detail'));
     await drawUsage();
+    await drawAudit();
     showStatus(`loaded ${new Date().toLocaleTimeString()}`);
     document.body.dataset.loaded = 'true';
   } catch (error) {

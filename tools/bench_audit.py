@@ -1,0 +1,229 @@
+"""Time the audit report on a large cloud planted with bulk inserts.
+
+    python -m tools.bench_audit --db mysql --providers 10000
+    python -m tools.bench_audit --db postgresql --providers 100000
+
+Creates a throw-away database on the local server (MariaDB root or
+PostgreSQL postgres, as the tests use them), plants ``--providers``
+compute nodes (every tenth with two NUMA children), two consumers per
+node (VCPU, MEMORY_MB, DISK_GB each; one in ten a migration also
+holding the next node) and one of each finding per thousand nodes,
+then times the whole audit, with and without a list of live consumers,
+and each finding's statement. The database is dropped at the end
+unless ``--keep-database``.
+"""
+
+import argparse
+import statistics
+import time
+import uuid
+
+import sqlalchemy as sa
+
+from placement.conf import loading
+from placement.db import api as db_api
+from placement.db import migration
+from placement.db import models
+from placement.db import standard_data
+from placement.reports import audit
+
+SERVERS = {'mysql': 'mysql+pymysql://root@127.0.0.1:3306',
+           'postgresql': 'postgresql+psycopg2://postgres@127.0.0.1:5432'}
+CHUNK = 5000
+RP = models.ResourceProvider.__table__
+INV = models.Inventory.__table__
+ALLOC = models.Allocation.__table__
+CONSUMER = models.Consumer.__table__
+PROJECT = models.Project.__table__
+USER = models.User.__table__
+CONSUMER_TYPE = models.ConsumerType.__table__
+RC = models.ResourceClass.__table__
+
+
+def _admin_engine(server):
+    url = sa.engine.make_url(server)
+    admin = 'postgres' if url.get_backend_name() == 'postgresql' else None
+    return url, sa.create_engine(url.set(database=admin),
+                                 isolation_level='AUTOCOMMIT')
+
+
+def create_database(server, name):
+    url, admin = _admin_engine(server)
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f'CREATE DATABASE {name}')
+    admin.dispose()
+    return url.set(database=name).render_as_string(hide_password=False)
+
+
+def drop_database(server, name):
+    url, admin = _admin_engine(server)
+    force = ' WITH (FORCE)' if url.get_backend_name() == 'postgresql' else ''
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f'DROP DATABASE IF EXISTS {name}{force}')
+    admin.dispose()
+
+
+def open_database(url):
+    conf = loading.new_conf()
+    conf([], project='placement', default_config_files=[])
+    conf.set_override('connection', url, group='placement_database')
+    return db_api.Database(conf.placement_database)
+
+
+def _insert(conn, table, rows):
+    for start in range(0, len(rows), CHUNK):
+        conn.execute(sa.insert(table), rows[start:start + CHUNK])
+
+
+def _inventory(provider_id, class_id, total, ratio=1.0):
+    return {'resource_provider_id': provider_id, 'resource_class_id': class_id,
+            'total': total, 'reserved': 0, 'min_unit': 1, 'max_unit': total,
+            'step_size': 1, 'allocation_ratio': ratio}
+
+
+def plant(conn, nodes):
+    """The cloud described in the module's docstring; ``(providers,
+    consumers)`` planted, and the uuids of the consumers planted live."""
+    classes = dict(conn.execute(sa.select(RC.c.name, RC.c.id)).all())
+    vcpu, memory, disk = (classes[name]
+                          for name in ('VCPU', 'MEMORY_MB', 'DISK_GB'))
+    providers, inventories, allocations, consumers = [], [], [], []
+    next_id = 1
+    node_ids = []
+    for index in range(nodes):
+        node = next_id
+        node_ids.append(node)
+        providers.append({'id': node, 'uuid': str(uuid.uuid4()),
+                          'name': f'cn{index}', 'generation': 1,
+                          'root_provider_id': node})
+        inventories += [_inventory(node, vcpu, 64, 4.0),
+                        _inventory(node, memory, 262144, 1.5),
+                        _inventory(node, disk, 4000)]
+        next_id += 1
+        if index % 10 == 0:
+            for numa in range(2):
+                providers.append({
+                    'id': next_id, 'uuid': str(uuid.uuid4()),
+                    'name': f'cn{index}-numa{numa}', 'generation': 1,
+                    'root_provider_id': node, 'parent_provider_id': node})
+                inventories.append(_inventory(next_id, vcpu, 32))
+                next_id += 1
+    _insert(conn, RP, [{'parent_provider_id': None, **row}
+                       for row in providers])
+    _insert(conn, INV, inventories)
+    conn.execute(sa.insert(PROJECT), [{'id': i, 'external_id': f'p{i}'}
+                                      for i in range(1, 101)])
+    conn.execute(sa.insert(USER), [{'id': i, 'external_id': f'u{i}'}
+                                   for i in range(1, 11)])
+    conn.execute(sa.insert(CONSUMER_TYPE), [
+        {'id': 1, 'name': 'INSTANCE'}, {'id': 2, 'name': 'MIGRATION'}])
+    live = set()
+    for index, node in enumerate(node_ids):
+        for slot in range(2):
+            consumer_uuid = str(uuid.uuid4())
+            number = 2 * index + slot
+            migration_ = number % 10 == 0
+            consumers.append({
+                'uuid': consumer_uuid, 'project_id': number % 100 + 1,
+                'user_id': number % 10 + 1, 'generation': 1,
+                'consumer_type_id': 2 if migration_ else 1})
+            held = [node]
+            if migration_:
+                held.append(node_ids[(index + 1) % len(node_ids)])
+            for provider in held:
+                allocations += [
+                    {'resource_provider_id': provider,
+                     'resource_class_id': vcpu, 'consumer_id': consumer_uuid,
+                     'used': 2},
+                    {'resource_provider_id': provider,
+                     'resource_class_id': memory,
+                     'consumer_id': consumer_uuid, 'used': 2048},
+                    {'resource_provider_id': provider,
+                     'resource_class_id': disk,
+                     'consumer_id': consumer_uuid, 'used': 20}]
+            if number % 1000:
+                live.add(consumer_uuid)
+    _insert(conn, CONSUMER, consumers)
+    _insert(conn, ALLOC, allocations)
+    _plant_findings(conn, node_ids, disk, vcpu)
+    return len(providers), len(consumers), live
+
+
+def _plant_findings(conn, node_ids, disk, vcpu):
+    """One of each finding per thousand nodes."""
+    every = node_ids[::1000]
+    conn.execute(sa.update(INV).where(
+        INV.c.resource_provider_id.in_(every),
+        INV.c.resource_class_id == vcpu).values(reserved=63,
+                                                    allocation_ratio=1.0))
+    conn.execute(sa.insert(ALLOC), [
+        {'resource_provider_id': node + 1, 'resource_class_id': disk,
+         'consumer_id': str(uuid.uuid4()), 'used': 1} for node in every])
+    conn.execute(sa.insert(CONSUMER), [
+        {'uuid': str(uuid.uuid4()), 'project_id': 1, 'user_id': 1,
+         'generation': 0} for _node in every])
+    conn.execute(sa.update(RP).where(RP.c.id.in_(node_ids[1::1000]))
+                 .values(root_provider_id=None))
+    conn.execute(sa.update(RP).where(RP.c.id.in_(
+        [node + 1 for node in every])).values(
+            root_provider_id=node_ids[-1]))
+
+
+def timed(function, repetitions, *args):
+    """The median of ``repetitions`` runs, in milliseconds."""
+    times = []
+    for _ in range(repetitions):
+        started = time.perf_counter()
+        function(*args)
+        times.append(1000 * (time.perf_counter() - started))
+    return statistics.median(times)
+
+
+def measure(db, live, repetitions):
+    whole = timed(db.read, repetitions, audit.report)
+    print(f'whole audit: {whole:.0f} ms')
+    with_live = timed(db.read, repetitions, audit.report, live)
+    print(f'with --live-consumers: {with_live:.0f} ms')
+    document = db.read(audit.report, live)['audit']['findings']
+    for finding in audit.FINDINGS:
+        spent = timed(db.read, repetitions, audit.examine, finding)
+        print(f'  {finding.name}: {spent:.0f} ms '
+              f'(count {document[finding.name]["count"]})')
+    print(f'  orphans: count {document[audit.ORPHANS.name]["count"]}')
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--db', choices=sorted(SERVERS), required=True)
+    parser.add_argument('--providers', type=int, default=10000,
+                        help='Compute nodes (a tenth with 2 children more).')
+    parser.add_argument('--repetitions', type=int, default=5)
+    parser.add_argument('--keep-database', action='store_true')
+    args = parser.parse_args()
+    server = SERVERS[args.db]
+    name = f'placement_audit_bench_{uuid.uuid4().hex[:8]}'
+    url = create_database(server, name)
+    db = open_database(url)
+    try:
+        migration.upgrade(db.engine)
+        standard_data.sync(db)
+        started = time.perf_counter()
+        providers, consumers, live = db.write(plant, args.providers)
+        with db.engine.begin() as conn:
+            for table in ('resource_providers', 'inventories', 'allocations',
+                          'consumers'):
+                conn.exec_driver_sql(f'ANALYZE TABLE {table}'
+                                     if args.db == 'mysql'
+                                     else f'ANALYZE {table}')
+        print(f'{args.db}: {providers} providers, {consumers} consumers '
+              f'planted in {time.perf_counter() - started:.0f} s '
+              f'(database {name})')
+        measure(db, live, args.repetitions)
+    finally:
+        db.dispose()
+        if not args.keep_database:
+            drop_database(server, name)
+
+
+if __name__ == '__main__':
+    main()
