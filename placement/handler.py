@@ -42,6 +42,7 @@ def _path(req):
     deleting it is a 404, writing it a 400.
     """
     raw = req.environ['PATH_INFO']
+    problem = None
     try:
         path = raw.encode('latin-1').decode('utf-8')
     except UnicodeEncodeError:
@@ -49,20 +50,21 @@ def _path(req):
         # give decoded text): take it as it is.
         path = raw
     except UnicodeDecodeError:
-        path, problem = None, 'it is not UTF-8 once percent-decoded'
-    else:
-        problem = client_text.unstorable(path)
+        # Shown with U+FFFD for what is not UTF-8.
+        path = raw.encode('latin-1').decode('utf-8', 'replace')
+        problem = 'it is not UTF-8 once percent-decoded'
+    problem = problem or client_text.unstorable(path)
     if problem is None:
         return path
-    detail = f'The URL path names nothing: {problem}.'
+    detail = f'The URL path names nothing ({problem})'
     if req.method in ('GET', 'HEAD', 'DELETE'):
-        raise webob.exc.HTTPNotFound(detail)
-    raise webob.exc.HTTPBadRequest(detail)
+        raise _not_found(path, f'{detail}; the resource')
+    raise webob.exc.HTTPBadRequest(f'{detail}: {client_text.clip(path)}')
 
 
-def _not_found(path):
+def _not_found(path, what='The resource'):
     return webob.exc.HTTPNotFound(
-        f'The resource could not be found: {client_text.clip(path)}')
+        f'{what} could not be found: {client_text.clip(path)}')
 
 
 def render(operation, req, result):

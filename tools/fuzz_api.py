@@ -11,6 +11,7 @@ server ``--db-url`` names (a URL without a database name, as
 through the API: a provider tree, a sharing provider, inventories,
 traits, aggregates, a custom resource class and consumers with
 allocations. Then every operation of ``placement.operations.OPERATIONS``
+and ``REPORTS``
 gets ``--count`` requests in all, each a valid request for a random
 microversion (none, each 1.x, ``latest``) with one or two mutations: of
 the JSON body, the query string, a path variable, a header or the
@@ -64,6 +65,7 @@ from placement import microversion
 from placement import operations
 from placement.conf import middleware
 from placement.db import models
+from placement.reports import documents
 from tests import database
 from tests.functional import app
 
@@ -347,6 +349,11 @@ QUERY_PARAMS = {
         'required_NET', 'member_of_NET', 'in_tree_NET'),
     '/usages': ('project_id', 'user_id', 'consumer_type'),
     '/traits': ('name', 'associated'),
+    '/reports/capacity': tuple(sorted(documents.CAPACITY_ARGUMENTS)),
+    '/reports/usage': tuple(sorted(documents.USAGE_ARGUMENTS)),
+    '/reports/usage/{project_id}': tuple(sorted(
+        documents.PROJECT_USAGE_ARGUMENTS)),
+    '/reports/headroom': tuple(sorted(documents.HEADROOM_ARGUMENTS)),
 }
 GROUP_PREFIXES = ('resources', 'required', 'member_of', 'in_tree')
 
@@ -387,6 +394,8 @@ def base_query(scene, template):
         return query
     if template == '/usages':
         return [('project_id', world.project)]
+    if template == '/reports/headroom':
+        return [('resources', 'VCPU:1')]
     return []
 
 
@@ -400,6 +409,8 @@ def path_values(scene, template):
             list(world.inventories[values['uuid']]))
     elif '{uuid}' in template:
         values['uuid'] = rng.choice(world.providers)
+    if '{project_id}' in template:
+        values['project_id'] = world.project
     if '{consumer_uuid}' in template:
         values['consumer_uuid'] = rng.choice(
             [*world.consumers, scene.fresh_uuid()])
@@ -1112,7 +1123,7 @@ class Fuzzer:
         }
         self.targets = [
             (operation.path, operation.method)
-            for operation in operations.OPERATIONS
+            for operation in operations.OPERATIONS + operations.REPORTS
             if route_filter is None or route_filter in operation.path]
         if not self.targets:
             raise SystemExit(f'No route matches {route_filter!r}')
