@@ -21,7 +21,6 @@ def list_opts():
     return [(group, options) for group, options in opts.items()]
 
 
-
 def set_library_defaults():
     """The library options' defaults as the service sets them, for the
     sample file (``oslo.config.opts.defaults``): the healthcheck's
