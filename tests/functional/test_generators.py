@@ -30,6 +30,7 @@ RULES = {
     'placement:usages',
     *(f'placement:reports:{report}'
       for report in ('capacity', 'headroom', 'usage')),
+    'placement:metrics',
 }
 
 
@@ -80,7 +81,7 @@ def test_policy_sample(tmp_path, config_dir):
     rules = yaml.safe_load('\n'.join(
         line[1:] for line in sample.splitlines()
         if line.startswith('#"')))
-    assert len(RULES) == 36
+    assert len(RULES) == 37
     assert {name for name in rules if name.startswith('placement:')} == (
         RULES)
     assert set(rules) == {rule.name for rule in policies.list_rules()}
