@@ -34,10 +34,6 @@ NO_EFFECT = {
     'keystone_authtoken': {'auth_uri'},
     'oslo_policy': {'enforce_scope', 'remote_ssl_verify_server_cert',
                     'remote_ssl_ca_cert_file', 'remote_ssl_client_cert_file'},
-    'profiler': {'enabled', 'profiler_enabled', 'trace_sqlalchemy',
-                 'hmac_keys', 'connection_string', 'es_doc_type',
-                 'es_scroll_time', 'es_scroll_size', 'socket_timeout',
-                 'sentinel_service_name', 'filter_error_trace'},
 }
 
 _AUTH_GROUP = 'keystone_authtoken'

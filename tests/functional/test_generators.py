@@ -30,6 +30,7 @@ RULES = {
     'placement:usages',
     *(f'placement:reports:{report}'
       for report in ('audit', 'capacity', 'headroom', 'usage')),
+    'placement:metrics',
 }
 
 
