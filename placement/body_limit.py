@@ -7,7 +7,9 @@ unknown length (``Transfer-Encoding: chunked``) a reader that raises
 once more than the limit has been read: the request check reading the
 body (a handler's :class:`~placement.wsgi_wrapper.PlacementWsgify`)
 answers that 413. Here the first 413 is the API's JSON error document
-too, with the limit in its words.
+too, with the limit in its words. Under ``placement-api`` its workers
+refuse such a body before reading it, with the same answer
+(:mod:`placement.wsgi.server`).
 """
 
 import webob.exc
@@ -29,8 +31,13 @@ class BodySizeLimit(sizelimit.RequestBodySizeLimiter):
         except webob.exc.HTTPRequestEntityTooLarge:
             # oslo.middleware's words leave "%s" where the limit goes.
             raise webob.exc.HTTPRequestEntityTooLarge(
-                f'Request is too large. Larger than max_request_body_size '
-                f'({self._conf_get("max_request_body_size")}).') from None
+                too_large(self._conf_get('max_request_body_size'))) from None
+
+
+def too_large(limit):
+    """The 413's detail for a body of more than ``limit`` bytes."""
+    return (f'Request is too large. Larger than max_request_body_size '
+            f'({limit}).')
 
 
 def middleware(conf):

@@ -119,7 +119,8 @@ class _Server(gunicorn_base.BaseApplication):
             body_timeout=conf.body_timeout,
             send_timeout=conf.send_timeout,
             keepalive_timeout=conf.keepalive_timeout,
-            max_connections=conf.max_connections)))
+            max_connections=conf.max_connections,
+            max_body_bytes=conf.oslo_middleware.max_request_body_size)))
         self.cfg.set('graceful_timeout', conf.graceful_timeout)
         self.cfg.set('accesslog', None)
         # gunicorn 24 and later listen on one control socket per user

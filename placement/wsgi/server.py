@@ -28,8 +28,10 @@ from waitress import channel
 from waitress import parser
 from waitress import server
 from waitress import task
+from waitress import utilities
 from waitress import wasyncore
 
+from placement import body_limit
 from placement import wsgi_wrapper
 
 LOG = logging.getLogger(__name__)
@@ -60,6 +62,10 @@ class ClientLimits:
     keepalive_timeout: float
     #: Open connections per worker; past them it stops accepting.
     max_connections: int
+    #: The largest request body, ``[oslo_middleware]
+    #: max_request_body_size``: a larger one is answered 413 before it is
+    #: read, as the application itself would answer it.
+    max_body_bytes: int
 
 
 class _Request(parser.HTTPRequestParser):
@@ -74,13 +80,16 @@ class _Request(parser.HTTPRequestParser):
         return consumed
 
 
-def _refusal(error):
+def _refusal(error, limits):
     """The API's error document (a webob Response, with a request id)
     for waitress's ``error``: a request it could not read or take."""
 
     def refuse(_req):
+        detail = error.body
+        if isinstance(error, utilities.RequestEntityTooLarge):
+            detail = body_limit.too_large(limits.max_body_bytes)
         raise webob.exc.status_map[error.code](
-            detail=error.body, body_template='${detail}')
+            detail=detail, body_template='${detail}')
 
     stack = request_id.RequestId(wsgi_wrapper.PlacementWsgify(refuse))
     return webob.Request.blank('/').get_response(stack)
@@ -91,7 +100,7 @@ class _ErrorTask(task.ErrorTask):
     input: JSON, not waitress's plain text."""
 
     def execute(self):
-        response = _refusal(self.request.error)
+        response = _refusal(self.request.error, self.channel.server.limits)
         LOG.info('Refused a request from %s: %s %s', self.channel.addr[0],
                  response.status, self.request.error.body)
         self.status = response.status
@@ -239,6 +248,9 @@ class Worker(base.Worker):
             connection_limit=self._connection_limit(),
             cleanup_interval=CHECK_INTERVAL,
             max_request_header_size=MAX_HEAD_BYTES,
+            # waitress refuses a body of its limit; the application a
+            # body over it.
+            max_request_body_size=self.limits.max_body_bytes + 1,
             # The application has its own request log and error pages.
             ident=None,
             expose_tracebacks=False,

@@ -217,6 +217,40 @@ def test_a_request_the_server_cannot_take_gets_a_json_error(
         'X-OpenStack-Request-Id')
 
 
+def _refused_too_large(sock):
+    response = http.client.HTTPResponse(sock)
+    response.begin()
+    error, = json.loads(response.read())['errors']
+    assert response.status == 413
+    assert error['detail'] == (
+        'Request is too large. Larger than max_request_body_size (1000).')
+
+
+def test_a_body_over_the_limit_is_refused_before_it_is_sent(tmp_path):
+    """[oslo_middleware] max_request_body_size: the worker answers 413 on
+    the head alone (a body of the limit passes on to the application)."""
+    process, endpoint = api_server.start_dev(
+        tmp_path, env={'OS_OSLO_MIDDLEWARE__MAX_REQUEST_BODY_SIZE': '1000'})
+    address = urllib.parse.urlsplit(endpoint)
+    address = (address.hostname, address.port)
+    head = (b'POST /resource_providers HTTP/1.1\r\nHost: x\r\n'
+            b'X-Auth-Token: admin\r\nContent-Type: application/json\r\n')
+    try:
+        with socket.create_connection(address, timeout=PROMPT) as sock:
+            sock.sendall(head + b'Content-Length: 50000000\r\n\r\n')
+            _refused_too_large(sock)
+        with socket.create_connection(address, timeout=PROMPT) as sock:
+            sock.sendall(head + b'Transfer-Encoding: chunked\r\n\r\n'
+                         + b'%x\r\n%s\r\n' % (1001, b' ' * 1001))
+            _refused_too_large(sock)
+        name = 'n' * (1000 - len('{"name": ""}'))
+        status, _ = answered(address, 'POST', '/resource_providers',
+                             json.dumps({'name': name}).encode())
+        assert status == 400  # the name's schema: too long, not too large
+    finally:
+        assert api_server.stop(process) == 0
+
+
 def test_two_instances_share_nothing(tmp_path):
     """Two instances on one host, one user: stopping one leaves the
     other serving and answering its signals."""
