@@ -15,6 +15,8 @@ def reshaper(version):
         'properties': {
             'inventories': {
                 'type': 'object',
+                # Upstream's rule: a reshape moves some inventory.
+                'minProperties': 1,
                 'propertyNames': {'format': 'uuid'},
                 'additionalProperties': inventory.PUT_INVENTORIES,
             },
