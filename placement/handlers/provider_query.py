@@ -30,7 +30,6 @@ _FORBIDDEN_TRAITS = microversion.FORBIDDEN_TRAITS
 _FORBIDDEN_AGGREGATES = microversion.FORBIDDEN_AGGREGATES
 _ANY_TRAITS = microversion.ANY_TRAITS
 _NESTED = microversion.NESTED_CANDIDATES
-_MAPPINGS = microversion.MAPPINGS
 _RESOURCELESS = microversion.SAME_SUBTREE
 _MAX_AMOUNT = 2147483647
 _GROUP_KEY = re.compile(r'(resources|required|member_of|in_tree)(.*)', re.S)
@@ -340,5 +339,4 @@ def candidate_request(req, params):
         root_forbidden=root_forbidden,
         same_subtree=same_subtree,
         nested=microversion.at_least(req, _NESTED),
-        mappings=microversion.at_least(req, _MAPPINGS),
     )

@@ -65,13 +65,7 @@ def test_resources():
     request = parse('resources=VCPU:1,MEMORY_MB:512', '1.10')
     assert request == cr.CandidateRequest(
         groups=(cr.RequestGroup(resources={'VCPU': 1, 'MEMORY_MB': 512}),),
-        nested=False, mappings=False)
-
-
-@pytest.mark.parametrize('version, mappings', [
-    ('1.33', False), ('1.34', True), ('1.39', True)])
-def test_mappings_switch(version, mappings):
-    assert parse('resources=VCPU:1', version).mappings is mappings
+        nested=False)
 
 
 @pytest.mark.parametrize('query', [
