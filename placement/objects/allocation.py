@@ -79,7 +79,9 @@ class _Retry(db_api.RetryTransaction):
 
 
 def get_for_consumer(conn, uuid):
-    """The consumer's allocation rows, by provider uuid and class name.
+    """The consumer's allocation rows, in the order they were written
+    (the order of the request that wrote them, as upstream answers:
+    clients show them so).
 
     Each row has resource_provider_uuid, resource_provider_generation,
     resource_class, used, created_at and updated_at.
@@ -92,7 +94,7 @@ def get_for_consumer(conn, uuid):
         .select_from(ALLOC.join(RP, RP.c.id == ALLOC.c.resource_provider_id)
                      .join(RC, RC.c.id == ALLOC.c.resource_class_id))
         .where(ALLOC.c.consumer_id == uuid)
-        .order_by(RP.c.uuid, RC.c.name)).all()
+        .order_by(ALLOC.c.id)).all()
 
 
 def get_for_provider(conn, provider_id):
@@ -311,12 +313,13 @@ def _check_amount(provider, class_name, inventory, amount):
 
 
 def _new_rows(requests, providers):
-    """The allocation rows to insert, as dicts, checked one by one."""
+    """The allocation rows to insert, as dicts, checked one by one, each
+    consumer's in the order of its request (which GET answers)."""
     rows = []
     for request in requests:
-        for rp_uuid, resources in sorted(request.allocations.items()):
+        for rp_uuid, resources in request.allocations.items():
             provider = providers[rp_uuid]
-            for class_name, amount in sorted(resources.items()):
+            for class_name, amount in resources.items():
                 inventory = provider.inventories.get(class_name)
                 _check_amount(provider, class_name, inventory, amount)
                 rows.append({'consumer_id': request.uuid,
