@@ -138,8 +138,14 @@ def _required_value(req, value, name):
 
 
 def conflicting_traits(required, forbidden):
-    """The sorted traits both required (in any group) and forbidden."""
-    return sorted(frozenset().union(*required) & forbidden)
+    """The sorted traits both required and forbidden.
+
+    Only a trait required alone conflicts: one of an ``in:`` list also
+    forbidden is accepted and evaluated as written (upstream's rule;
+    ``required=in:A,B&required=!A`` asks for B without A).
+    """
+    return sorted(frozenset().union(*(traits for traits in required
+                                      if len(traits) == 1)) & forbidden)
 
 
 def parse_resources(value, name='resources'):

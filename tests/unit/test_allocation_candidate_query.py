@@ -189,11 +189,20 @@ def test_whitespace_around_traits_is_ignored():
 @pytest.mark.parametrize('query, code', [
     ('required=A,!A', errors.DEFAULT),
     ('required=A&required=!A', errors.DEFAULT),
-    ('required=in:A,B&required=!B', errors.DEFAULT),
+    ('required=in:A,B&required=A&required=!A', errors.DEFAULT),
     ('root_required=A,!A', errors.QUERYPARAM_BAD_VALUE),
 ])
 def test_trait_required_and_forbidden(query, code):
     assert error_code(f'resources=VCPU:1&{query}') == code
+
+
+@pytest.mark.parametrize('suffix', ['', '1'])
+def test_trait_of_an_in_list_also_forbidden_is_as_written(suffix):
+    """Upstream accepts it: B without A."""
+    found = group(parse(f'resources{suffix}=VCPU:1&required{suffix}=in:A,B'
+                        f'&required{suffix}=!A'), suffix)
+    assert found.required_traits == (frozenset({'A', 'B'}),)
+    assert found.forbidden_traits == {'A'}
 
 
 def test_trait_required_and_forbidden_in_two_groups_is_fine():
