@@ -95,6 +95,11 @@ def set_inventories(req):
     except exception.InventoryInUse as exc:
         # Upstream's wording, which clients match.
         raise exception.InventoryInUse(f'update conflict: {exc}') from exc
+    except exception.UnknownResourceClass as exc:
+        # Upstream's wording; osc-placement matches its start.
+        raise exception.UnknownResourceClass(
+            f'Unknown resource class in inventory for resource provider '
+            f'{uuid}: {exc}') from exc
     return _inventories_response(stored, generation)
 
 

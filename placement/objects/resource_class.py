@@ -32,7 +32,7 @@ def require_known(names, ids):
     if unknown:
         # "No such resource class <name>" is upstream's phrase, which
         # clients match.
-        raise exception.BadRequest(
+        raise exception.UnknownResourceClass(
             f'No such resource class {", ".join(unknown)}.')
 
 
