@@ -236,10 +236,11 @@ _RESOURCES = ('Comma-separated ``CLASS:AMOUNT`` pairs, e.g. '
               '``VCPU:4,MEMORY_MB:2048``.')
 _UUID = {'type': 'string', 'format': 'uuid'}
 #: The suffixes of granular request groups: digits from 1.25, up to 64
-#: of ``[a-zA-Z0-9_-]`` from 1.33.
+#: of ``[a-zA-Z0-9_-]`` from 1.33 (written as upstream's, optional:
+#: clients match the pattern in the error).
 _GROUP_SUFFIXES = (
     (between(mv.GRANULAR, mv.STRING_SUFFIXES), '[1-9][0-9]*'),
-    (since(mv.STRING_SUFFIXES), '[a-zA-Z0-9_-]{1,64}'),
+    (since(mv.STRING_SUFFIXES), '([a-zA-Z0-9_-]{1,64})?'),
 )
 _GRANULAR = (' From 1.25 the group parameters ``resources``, ``required``, '
              '``member_of`` and ``in_tree`` may carry a suffix (digits; '
@@ -561,8 +562,9 @@ OPERATIONS = (
                        versions=since(mv.CANDIDATES_MEMBER_OF),
                        repeatable_since=mv.REPEATED_MEMBER_OF,
                        suffixes=_GROUP_SUFFIXES),
+            # A uuid: checked by provider_query, in upstream's words.
             QueryParam('in_tree', 'The uuid of a provider: only '
-                       'candidates from its tree.', _UUID,
+                       'candidates from its tree.',
                        versions=since(mv.CANDIDATES_IN_TREE),
                        repeated=query.LAST,
                        suffixes=_GROUP_SUFFIXES),

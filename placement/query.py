@@ -193,6 +193,7 @@ def parse(operation, req):
     values = _values(req)
     _check(compiled.last, {name: given[-1] for name, given in values.items()},
            compiled)
+    _check_names(compiled, values)
     params = {}
     for name, given in values.items():
         param = compiled.param(name)
@@ -200,13 +201,26 @@ def parse(operation, req):
             params[name] = given
         elif len(given) > 1 and param.repeated == ONCE:
             raise webob.exc.HTTPBadRequest(
-                f'Query parameter {name!r} may only be given once.',
+                f'Query parameter {name!r} may be specified only once.',
                 comment=errors.ILLEGAL_DUPLICATE_QUERYPARAM)
         else:
             params[name] = (given[0] if param.repeated == FIRST
                             else given[-1])
     _check_others(compiled, values)
     return Params(params, values)
+
+
+def _check_names(compiled, values):
+    """What the schema misses: its patterns' ``$`` (upstream's) also
+    matches before a final newline; a name must match to its end."""
+    regexes = [regex for regex, _param in compiled.by_pattern]
+    for name in values:
+        if name not in compiled.by_name and not any(
+                regex.fullmatch(name) for regex in regexes):
+            sources = ', '.join(repr(regex.pattern) for regex in regexes)
+            raise webob.exc.HTTPBadRequest(
+                f'{_PREFIX}{name!r} does not match any of the regexes: '
+                f'{sources}')
 
 
 def _check_others(compiled, values):

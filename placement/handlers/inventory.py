@@ -16,31 +16,36 @@ from placement.objects import inventory as inventory_obj
 from placement.schemas import inventory as schema
 
 
-def _check_capacity(req, uuid, class_name, inventory):
+def _check_capacity(req, uuid, class_name, inventory, action):
     """400 unless the inventory's capacity is allowed at this version.
 
-    Before 1.26 reserved must be less than total and the capacity
-    positive; from 1.26 reserved may equal total (capacity zero).
+    Upstream's rule: the capacity, ``int((total - reserved) *
+    allocation_ratio)``, must be positive before 1.26 (a ratio that
+    rounds it down to 0 too, worded as reserved against total), and not
+    negative from 1.26 (reserved may equal total); reserved may never
+    exceed total. ``action`` words the error as upstream: ``update`` or
+    ``create``.
     """
+    capacity = int((inventory.total - inventory.reserved)
+                   * inventory.allocation_ratio)
     problem = None
     if microversion.at_least(req, microversion.RESERVED_EQUALS_TOTAL):
-        if inventory.reserved > inventory.total:
+        if inventory.reserved > inventory.total or capacity < 0:
             problem = 'The reserved value is greater than total.'
-    elif inventory.reserved >= inventory.total:
+    elif capacity <= 0:
         problem = 'The reserved value is greater than or equal to total.'
-    elif inventory.allocation_ratio == 0:
-        problem = 'The allocation ratio must be greater than 0.'
     if problem:
         raise webob.exc.HTTPBadRequest(
+            f"Unable to {action} inventory for resource provider {uuid}: "
             f"Invalid inventory for '{class_name}' on resource provider "
             f"'{uuid}'. {problem}")
 
 
-def inventory_from_body(req, uuid, class_name, fields):
+def inventory_from_body(req, uuid, class_name, fields, action='update'):
     inventory = inventory_obj.Inventory.from_body(
         {name: value for name, value in fields.items()
          if name in schema.INVENTORY_FIELDS})
-    _check_capacity(req, uuid, class_name, inventory)
+    _check_capacity(req, uuid, class_name, inventory, action)
     return inventory
 
 
@@ -109,7 +114,7 @@ def create_inventory(req):
     uuid = util.path_arg(req, 'uuid')
     data = request_checks.body(req)
     class_name = data['resource_class']
-    inventory = inventory_from_body(req, uuid, class_name, data)
+    inventory = inventory_from_body(req, uuid, class_name, data, 'create')
     generation, stored = context.db.write(
         inventory_obj.add_to, uuid, class_name, inventory, _generation(data))
     return _inventory_response(

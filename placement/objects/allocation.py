@@ -42,6 +42,7 @@ from placement import exception
 from placement.db import api as db_api
 from placement.db import models
 from placement.objects import consumer as consumer_obj
+from placement.objects import name_table
 from placement.objects import resource_class
 from placement.objects import resource_provider
 
@@ -278,13 +279,24 @@ def _check_known(conn, requests, providers):
     Classes are looked up only when some provider lacks one: a class in
     an inventory exists.
     """
-    missing = set()
+    missing = {}
     for request in requests:
         for rp_uuid, resources in request.allocations.items():
             inventories = getattr(providers.get(rp_uuid), 'inventories', {})
-            missing.update(set(resources) - inventories.keys())
+            for name in set(resources) - inventories.keys():
+                missing.setdefault(name, request.uuid)
     if missing:
-        resource_class.ids_by_name(conn, missing)
+        found, _unknown = name_table.ids_by_name(conn, resource_class.RC,
+                                                 missing)
+        try:
+            resource_class.require_known(missing, found)
+        except exception.UnknownResourceClass as exc:
+            consumer = min(missing[name]
+                           for name in missing.keys() - found.keys())
+            # Upstream's words.
+            raise exception.UnknownResourceClass(
+                f'Unable to allocate inventory for consumer {consumer}: '
+                f'{exc}') from exc
     unknown = sorted({rp_uuid for request in requests
                       for rp_uuid in request.allocations} - providers.keys())
     if unknown:

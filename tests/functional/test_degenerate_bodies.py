@@ -24,8 +24,8 @@ pytestmark = pytest.mark.db
 
 PROVIDER = operations.EXAMPLE_PROVIDER
 #: Object keys tried against a ``patternProperties`` pattern, in order:
-#: a standard class, a custom one, the unsuffixed request group.
-_KEYS = ('VCPU', 'CUSTOM_GOLD', '')
+#: a standard class, a custom one, the unsuffixed request group, a uuid.
+_KEYS = ('VCPU', 'CUSTOM_GOLD', '', PROVIDER)
 #: Strings tried against a ``pattern``, after the keys.
 _STRINGS = (*_KEYS, 'INSTANCE', 'x')
 _FORMAT_CHECKER = jsonschema.FormatChecker()
