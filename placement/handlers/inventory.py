@@ -61,10 +61,11 @@ def _inventories_response(inventories, generation):
                         for name, inventory in inventories.items()},
         'resource_provider_generation': generation,
     }
-    last_modified = max(
-        (inventory.last_modified for inventory in inventories.values()),
-        default=None)
-    return _dated(body, last_modified)
+    if not inventories:
+        # Nothing dated: no Last-Modified, as upstream.
+        return util.Result(body, dated=True, undated=True)
+    return _dated(body, max(inventory.last_modified
+                            for inventory in inventories.values()))
 
 
 def _inventory_response(inventory, generation, location=None):
@@ -153,6 +154,14 @@ def update_inventory(req):
 
 def delete_inventory(req):
     context = req.environ['placement.context']
-    context.db.write(inventory_obj.delete_of, util.path_arg(req, 'uuid'),
-                     util.path_arg(req, 'resource_class'))
+    class_name = util.path_arg(req, 'resource_class')
+    try:
+        context.db.write(inventory_obj.delete_of, util.path_arg(req, 'uuid'),
+                         class_name)
+    except exception.InventoryInUse as exc:
+        # Upstream's words and code (not placement.inventory.inuse) for
+        # this one operation.
+        raise exception.ConcurrentUpdate(
+            f'Unable to delete inventory of class {class_name}: {exc}'
+        ) from exc
     return util.Result()
