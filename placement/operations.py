@@ -206,6 +206,8 @@ PATH_PARAMETERS = {
                        'VCPU'),
     'name': ('The name of a resource class or trait.', {'type': 'string'},
              EXAMPLE_NAME),
+    'project_id': ('The id of a project (reports).', {'type': 'string'},
+                   'admin'),
 }
 
 _BAD = (errors.DEFAULT,)
@@ -706,12 +708,11 @@ def _report_query(names):
 #: What every JSON report declares; a detailed one holds an entry per
 #: provider tree and class.
 _REPORT = {'query_before_policy': True, 'large_answer': True,
-           'responses': (Response(200, {'type': 'object'}),),
            'errors': {400: _QUERY_ERRORS}}
 
 #: The operators' reports: outside the microversioned API (no
-#: microversion needed) and so not in the OpenAPI document. The page and
-#: its assets are served without a token; the page asks for one.
+#: microversion needed); the JSON ones are in the OpenAPI document. The
+#: page and its assets are served without a token; the page asks for one.
 REPORTS = (
     Operation('GET', '/reports', reports.to_page,
               'Redirect to the reports page.', authenticated=False,
@@ -724,19 +725,26 @@ REPORTS = (
     Operation('GET', '/reports/capacity', reports.get_capacity,
               'Capacity and usage per class, in Limes\' cluster shape.',
               policy=report_policies.CAPACITY,
-              query=_report_query(documents.CAPACITY_ARGUMENTS), **_REPORT),
+              query=_report_query(documents.CAPACITY_ARGUMENTS),
+              responses=(Response(200, response.REPORT_CAPACITY),),
+              **_REPORT),
     Operation('GET', '/reports/usage', reports.list_usage,
               'Usage per project.', policy=report_policies.USAGE,
-              query=_report_query(documents.USAGE_ARGUMENTS), **_REPORT),
+              query=_report_query(documents.USAGE_ARGUMENTS),
+              responses=(Response(200, response.REPORT_USAGE),),
+              **_REPORT),
     Operation('GET', '/reports/usage/{project_id}',
               reports.get_project_usage, 'Usage of one project.',
               policy=report_policies.USAGE,
               query=_report_query(documents.PROJECT_USAGE_ARGUMENTS),
+              responses=(Response(200, response.REPORT_PROJECT_USAGE),),
               **_REPORT),
     Operation('GET', '/reports/headroom', reports.get_headroom,
               'How many more workloads of a shape fit.',
               policy=report_policies.HEADROOM,
-              query=_report_query(documents.HEADROOM_ARGUMENTS), **_REPORT),
+              query=_report_query(documents.HEADROOM_ARGUMENTS),
+              responses=(Response(200, response.REPORT_HEADROOM),),
+              **_REPORT),
 )
 
 #: The URLs served without a token (``/`` also as the empty path); the

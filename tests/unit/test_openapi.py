@@ -28,7 +28,31 @@ def test_every_operation_is_documented():
                   for path, methods in DOCUMENT['paths'].items()
                   for method in methods}
     assert documented == {(op.method, op.path)
-                          for op in operations.OPERATIONS}
+                          for op in operations.OPERATIONS} | {
+        ('GET', '/reports/capacity'), ('GET', '/reports/usage'),
+        ('GET', '/reports/usage/{project_id}'), ('GET', '/reports/headroom')}
+
+
+def test_lints_clean():
+    """A server to try it against, and no ``anyOf`` of one branch."""
+    assert DOCUMENT['servers'] and all(
+        server['url'] for server in DOCUMENT['servers'])
+
+    def one_member_any_of(node):
+        if isinstance(node, dict):
+            return (len(node.get('anyOf', [None, None])) == 1
+                    or any(map(one_member_any_of, node.values())))
+        return isinstance(node, list) and any(map(one_member_any_of, node))
+    assert not one_member_any_of(DOCUMENT)
+
+
+def test_the_reports_have_their_response_schemas():
+    for path in ('/reports/capacity', '/reports/usage',
+                 '/reports/usage/{project_id}', '/reports/headroom'):
+        schema = DOCUMENT['paths'][path]['get']['responses']['200'][
+            'content']['application/json']['schema']
+        assert schema['additionalProperties'] is False
+        assert len(schema['required']) == 1
 
 
 def test_every_error_code_is_documented():
