@@ -50,6 +50,10 @@ class BadRequest(PlacementError):
     """Semantically invalid input found by the object layer."""
 
 
+class UnknownResourceClass(BadRequest):
+    """A request names a resource class that does not exist."""
+
+
 class ResourceProviderNotFound(BadRequest):
     """A provider named in a multi-provider operation does not exist."""
 

@@ -96,7 +96,8 @@ def render(operation, req, result):
     if result.location is not None:
         response.location = result.location
     if req.method == 'GET' or result.dated:
-        util.add_last_modified(req, response, result.last_modified)
+        util.add_last_modified(req, response, result.last_modified,
+                               result.undated)
     return response
 
 

@@ -1,9 +1,8 @@
 """The OpenAPI 3.1 document of the API, generated from the operation table.
 
 One OpenAPI operation per method and URL of
-:data:`placement.operations.OPERATIONS`, and of the reports of
-:data:`placement.operations.REPORTS` that declare a response schema of
-their own (``in_openapi``; they answer at any microversion). OpenAPI
+:data:`placement.operations.OPERATIONS`, and of the JSON reports of
+:data:`placement.operations.REPORTS` (they answer at any microversion). OpenAPI
 has no notion of microversions, so what depends on one carries an
 ``x-openstack-microversion`` extension, ``{"min": "1.14", "max":
 "1.39"}`` (inclusive; ``max`` is the newest microversion when nothing
@@ -19,6 +18,9 @@ ends the range earlier):
   the microversion: the body is an ``anyOf`` of the variants, each
   branch saying when it applies;
 - on a response: the microversions that answer with that status.
+
+The JSON reports (``/reports/...``) are outside the microversioned API:
+they answer the same at any microversion.
 
 Error responses use the API-WG error schema (``Error``) and list their
 ``code`` values (sent from 1.23) in ``x-openstack-error-codes``.
@@ -67,12 +69,15 @@ def _range(versions, within=operations.ALL):
 
 def _variants(items, within):
     """One schema for items with ``schema`` and ``versions``: the schema
-    itself when it holds at every microversion, else an ``anyOf``."""
-    if len(items) == 1 and items[0].versions == operations.ALL:
-        return items[0].schema
-    return {'anyOf': [{**item.schema, 'x-openstack-microversion':
-                       _range(item.versions, within)}
-                      for item in items]}
+    itself when it holds at every microversion, with its microversions
+    when it is alone, else an ``anyOf`` of the variants."""
+    branches = [{**item.schema, 'x-openstack-microversion':
+                 _range(item.versions, within)} for item in items]
+    if len(items) == 1:
+        if items[0].versions == operations.ALL:
+            return items[0].schema
+        return branches[0]
+    return {'anyOf': branches}
 
 
 def _parameters(operation):
@@ -209,9 +214,10 @@ def _error_schema():
 def document():
     """The OpenAPI document, as a JSON-serialisable dict."""
     paths = {}
-    for operation in operations.OPERATIONS + operations.REPORTS:
-        if not operation.in_openapi:
-            continue
+    # The JSON reports too (the page, its assets and the metrics are not
+    # JSON).
+    for operation in operations.OPERATIONS + tuple(
+            report for report in operations.REPORTS if report.produces):
         paths.setdefault(operation.path, {})[operation.method.lower()] = (
             _operation(operation))
     return {
@@ -230,6 +236,9 @@ def document():
             'license': {'name': 'Apache-2.0',
                         'identifier': 'Apache-2.0'},
         },
+        'servers': [{'url': '/', 'description': (
+            'The service\'s root: the URL of its endpoint in the '
+            'keystone catalog.')}],
         'security': [{'keystone': []}],
         'paths': paths,
         'components': {

@@ -180,8 +180,6 @@ class Operation:
     #: ``{status: (code, ...)}`` of the errors this operation answers
     #: besides those of every operation (:data:`COMMON_ERRORS`).
     errors: dict = dataclasses.field(default_factory=dict)
-    #: False: left out of the OpenAPI document (:mod:`placement.openapi`).
-    in_openapi: bool = True
 
     def body_schema_at(self, version):
         """The request body schema at ``version``; None: no body."""
@@ -211,6 +209,8 @@ PATH_PARAMETERS = {
                        'VCPU'),
     'name': ('The name of a resource class or trait.', {'type': 'string'},
              EXAMPLE_NAME),
+    'project_id': ('The id of a project (reports).', {'type': 'string'},
+                   'admin'),
 }
 
 _BAD = (errors.DEFAULT,)
@@ -241,10 +241,11 @@ _RESOURCES = ('Comma-separated ``CLASS:AMOUNT`` pairs, e.g. '
               '``VCPU:4,MEMORY_MB:2048``.')
 _UUID = {'type': 'string', 'format': 'uuid'}
 #: The suffixes of granular request groups: digits from 1.25, up to 64
-#: of ``[a-zA-Z0-9_-]`` from 1.33.
+#: of ``[a-zA-Z0-9_-]`` from 1.33 (written as upstream's, optional:
+#: clients match the pattern in the error).
 _GROUP_SUFFIXES = (
     (between(mv.GRANULAR, mv.STRING_SUFFIXES), '[1-9][0-9]*'),
-    (since(mv.STRING_SUFFIXES), '[a-zA-Z0-9_-]{1,64}'),
+    (since(mv.STRING_SUFFIXES), '([a-zA-Z0-9_-]{1,64})?'),
 )
 _GRANULAR = (' From 1.25 the group parameters ``resources``, ``required``, '
              '``member_of`` and ``in_tree`` may carry a suffix (digits; '
@@ -566,8 +567,9 @@ OPERATIONS = (
                        versions=since(mv.CANDIDATES_MEMBER_OF),
                        repeatable_since=mv.REPEATED_MEMBER_OF,
                        suffixes=_GROUP_SUFFIXES),
+            # A uuid: checked by provider_query, in upstream's words.
             QueryParam('in_tree', 'The uuid of a provider: only '
-                       'candidates from its tree.', _UUID,
+                       'candidates from its tree.',
                        versions=since(mv.CANDIDATES_IN_TREE),
                        repeated=query.LAST,
                        suffixes=_GROUP_SUFFIXES),
@@ -709,34 +711,36 @@ def _report_query(names):
 #: What every JSON report declares; a detailed one holds an entry per
 #: provider tree and class.
 _REPORT = {'query_before_policy': True, 'large_answer': True,
-           'responses': (Response(200, {'type': 'object'}),),
-           'errors': {400: _QUERY_ERRORS}, 'in_openapi': False}
+           'errors': {400: _QUERY_ERRORS}}
 
 #: The operators' reports: outside the microversioned API (no
-#: microversion needed). Only those with a response schema of their own
-#: are in the OpenAPI document. The page and its assets are served
-#: without a token; the page asks for one.
+#: microversion needed); the JSON ones are in the OpenAPI document. The
+#: page and its assets are served without a token; the page asks for one.
 REPORTS = (
     Operation('GET', '/reports', reports.to_page,
               'Redirect to the reports page.', authenticated=False,
-              produces=(), in_openapi=False),
+              produces=()),
     Operation('GET', '/reports/', reports.page, 'The reports page (HTML, '
-              'whatever Accept says).', authenticated=False, produces=(),
-              in_openapi=False),
+              'whatever Accept says).', authenticated=False, produces=()),
     Operation('GET', '/reports/static/{name}', reports.static_file,
               'An asset of the reports page.', authenticated=False,
-              produces=(), errors=_NOT_FOUND, in_openapi=False),
+              produces=(), errors=_NOT_FOUND),
     Operation('GET', '/reports/capacity', reports.get_capacity,
               'Capacity and usage per class, in Limes\' cluster shape.',
               policy=report_policies.CAPACITY,
-              query=_report_query(documents.CAPACITY_ARGUMENTS), **_REPORT),
+              query=_report_query(documents.CAPACITY_ARGUMENTS),
+              responses=(Response(200, response.REPORT_CAPACITY),),
+              **_REPORT),
     Operation('GET', '/reports/usage', reports.list_usage,
               'Usage per project.', policy=report_policies.USAGE,
-              query=_report_query(documents.USAGE_ARGUMENTS), **_REPORT),
+              query=_report_query(documents.USAGE_ARGUMENTS),
+              responses=(Response(200, response.REPORT_USAGE),),
+              **_REPORT),
     Operation('GET', '/reports/usage/{project_id}',
               reports.get_project_usage, 'Usage of one project.',
               policy=report_policies.USAGE,
               query=_report_query(documents.PROJECT_USAGE_ARGUMENTS),
+              responses=(Response(200, response.REPORT_PROJECT_USAGE),),
               **_REPORT),
     Operation('GET', '/metrics', metrics.scrape,
               'Prometheus metrics (text format, outside the microversioned '
@@ -744,15 +748,16 @@ REPORTS = (
     Operation('GET', '/reports/headroom', reports.get_headroom,
               'How many more workloads of a shape fit.',
               policy=report_policies.HEADROOM,
-              query=_report_query(documents.HEADROOM_ARGUMENTS), **_REPORT),
+              query=_report_query(documents.HEADROOM_ARGUMENTS),
+              responses=(Response(200, response.REPORT_HEADROOM),),
+              **_REPORT),
     Operation('GET', '/reports/audit', reports.get_audit,
               'What in placement\'s data does not add up: a count and up '
               'to 20 examples per finding (a report, outside the '
               'microversioned API: it answers at any microversion).',
               policy=report_policies.AUDIT,
               query=_report_query(documents.AUDIT_ARGUMENTS),
-              **{**_REPORT, 'responses': (Response(200, audit.SCHEMA),),
-                 'in_openapi': True}),
+              responses=(Response(200, audit.SCHEMA),), **_REPORT),
 )
 
 #: The URLs served without a token (``/`` also as the empty path); the

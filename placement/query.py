@@ -10,10 +10,13 @@ microversion range (an object of string properties,
 ``additionalProperties: false``), compiled once. As upstream, the
 schema validates ``dict(req.GET)`` (the last value of a repeated
 parameter) and a failure is 400 ``Invalid query string parameters: ``
-and jsonschema's own text, which clients match. Unlike upstream the
-values of a repetition that do not count are validated too (with the
-same schema, so with the same messages), and a repeated parameter that
-may be given once only is 400 ``placement.query.duplicate_key``.
+and jsonschema's own text, which clients match. The other values of a
+repetition that count are validated too (with the same schema, so with
+the same messages): the first where the first counts (``limit``,
+``group_policy``, which upstream uses unchecked), every one of a
+repeatable parameter; those that do not count are not looked at, as
+upstream. A repeated parameter that may be given once only is 400
+``placement.query.duplicate_key``.
 
 What the values mean (resource amounts, traits, aggregates...) is
 checked by the parsers of :mod:`placement.handlers.provider_query` and
@@ -207,6 +210,7 @@ def parse(operation, req):
     values = _values(req)
     _check(compiled.last, {name: given[-1] for name, given in values.items()},
            compiled)
+    _check_names(compiled, values)
     params = {}
     for name, given in values.items():
         param = compiled.param(name)
@@ -214,7 +218,7 @@ def parse(operation, req):
             params[name] = given
         elif len(given) > 1 and param.repeated == ONCE:
             raise webob.exc.HTTPBadRequest(
-                f'Query parameter {name!r} may only be given once.',
+                f'Query parameter {name!r} may be specified only once.',
                 comment=errors.ILLEGAL_DUPLICATE_QUERYPARAM)
         else:
             params[name] = (given[0] if param.repeated == FIRST
@@ -224,13 +228,40 @@ def parse(operation, req):
     return Params(params, values)
 
 
+def _check_names(compiled, values):
+    """What the schema misses: its patterns' ``$`` (upstream's) also
+    matches before a final newline; a name must match to its end."""
+    regexes = [regex for regex, _param in compiled.by_pattern]
+    for name in values:
+        if name not in compiled.by_name and not any(
+                regex.fullmatch(name) for regex in regexes):
+            sources = ', '.join(repr(regex.pattern) for regex in regexes)
+            raise webob.exc.HTTPBadRequest(
+                f'{_PREFIX}{name!r} does not match any of the regexes: '
+                f'{sources}')
+
+
+def _counted_before_last(param, given):
+    """The values of a repetition, other than the last, that count: all
+    of a repeatable parameter's, the first where the first counts. Those
+    that do not count are not looked at (upstream's rule: it validates
+    the values it uses)."""
+    if param.repeatable_since is not None:
+        return given[:-1]
+    if param.repeated == FIRST:
+        return given[:1]
+    return []
+
+
 def _check_others(compiled, values):
-    """Validate the values of repetitions that do not count, each
-    distinct one once, one layer of ``{name: value}`` at a time (the
-    latest first): the work grows with the values, not names x values."""
+    """Validate the values of repetitions that count besides the last,
+    each distinct one once, one layer of ``{name: value}`` at a time
+    (the latest first): the work grows with the values, not names x
+    values."""
     pending = {}
     for name, given in values.items():
-        others = [value for value in dict.fromkeys(reversed(given[:-1]))
+        counted = _counted_before_last(compiled.param(name), given)
+        others = [value for value in dict.fromkeys(reversed(counted))
                   if value != given[-1]]
         if others:
             pending[name] = others

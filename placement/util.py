@@ -42,6 +42,9 @@ class Result:
     #: A write that answers what it stored carries Last-Modified and
     #: Cache-Control too, as a GET does (as upstream).
     dated: bool = False
+    #: True: a body of nothing dated (no inventories), Cache-Control
+    #: without Last-Modified, as upstream answers it.
+    undated: bool = False
 
 
 #: Items of a lazily made array or object serialised at once.
@@ -155,9 +158,11 @@ def _spliced(whole, marker, lazy):
     return chunks
 
 
-def add_last_modified(req, response, last_modified=None):
-    """From 1.15: Last-Modified (``last_modified``, else now), no-cache."""
+def add_last_modified(req, response, last_modified=None, undated=False):
+    """From 1.15: Last-Modified (``last_modified``, else now; none when
+    ``undated``), no-cache."""
     if microversion.at_least(req, microversion.LAST_MODIFIED):
-        response.last_modified = (
-            last_modified or timeutils.utcnow(with_timezone=True))
+        if not undated:
+            response.last_modified = (
+                last_modified or timeutils.utcnow(with_timezone=True))
         response.cache_control = 'no-cache'

@@ -94,7 +94,8 @@ def render(req, request, found):
 def list_allocation_candidates(req):
     context = req.environ['placement.context']
     request = provider_query.candidate_request(req, query.of(req))
-    found = context.db.read(candidate_obj.get_candidates, request,
-                            context.config)
+    with provider_query.resources_named_known():
+        found = context.db.read(candidate_obj.get_candidates, request,
+                                context.config)
     candidate_metrics.answered(len(request.groups), found)
     return util.Result(render(req, request, found))

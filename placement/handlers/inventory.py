@@ -16,31 +16,36 @@ from placement.objects import inventory as inventory_obj
 from placement.schemas import inventory as schema
 
 
-def _check_capacity(req, uuid, class_name, inventory):
+def _check_capacity(req, uuid, class_name, inventory, action):
     """400 unless the inventory's capacity is allowed at this version.
 
-    Before 1.26 reserved must be less than total and the capacity
-    positive; from 1.26 reserved may equal total (capacity zero).
+    Upstream's rule: the capacity, ``int((total - reserved) *
+    allocation_ratio)``, must be positive before 1.26 (a ratio that
+    rounds it down to 0 too, worded as reserved against total), and not
+    negative from 1.26 (reserved may equal total); reserved may never
+    exceed total. ``action`` words the error as upstream: ``update`` or
+    ``create``.
     """
+    capacity = int((inventory.total - inventory.reserved)
+                   * inventory.allocation_ratio)
     problem = None
     if microversion.at_least(req, microversion.RESERVED_EQUALS_TOTAL):
-        if inventory.reserved > inventory.total:
+        if inventory.reserved > inventory.total or capacity < 0:
             problem = 'The reserved value is greater than total.'
-    elif inventory.reserved >= inventory.total:
+    elif capacity <= 0:
         problem = 'The reserved value is greater than or equal to total.'
-    elif inventory.allocation_ratio == 0:
-        problem = 'The allocation ratio must be greater than 0.'
     if problem:
         raise webob.exc.HTTPBadRequest(
+            f"Unable to {action} inventory for resource provider {uuid}: "
             f"Invalid inventory for '{class_name}' on resource provider "
             f"'{uuid}'. {problem}")
 
 
-def inventory_from_body(req, uuid, class_name, fields):
+def inventory_from_body(req, uuid, class_name, fields, action='update'):
     inventory = inventory_obj.Inventory.from_body(
         {name: value for name, value in fields.items()
          if name in schema.INVENTORY_FIELDS})
-    _check_capacity(req, uuid, class_name, inventory)
+    _check_capacity(req, uuid, class_name, inventory, action)
     return inventory
 
 
@@ -56,10 +61,11 @@ def _inventories_response(inventories, generation):
                         for name, inventory in inventories.items()},
         'resource_provider_generation': generation,
     }
-    last_modified = max(
-        (inventory.last_modified for inventory in inventories.values()),
-        default=None)
-    return _dated(body, last_modified)
+    if not inventories:
+        # Nothing dated: no Last-Modified, as upstream.
+        return util.Result(body, dated=True, undated=True)
+    return _dated(body, max(inventory.last_modified
+                            for inventory in inventories.values()))
 
 
 def _inventory_response(inventory, generation, location=None):
@@ -95,6 +101,11 @@ def set_inventories(req):
     except exception.InventoryInUse as exc:
         # Upstream's wording, which clients match.
         raise exception.InventoryInUse(f'update conflict: {exc}') from exc
+    except exception.UnknownResourceClass as exc:
+        # Upstream's wording; osc-placement matches its start.
+        raise exception.UnknownResourceClass(
+            f'Unknown resource class in inventory for resource provider '
+            f'{uuid}: {exc}') from exc
     return _inventories_response(stored, generation)
 
 
@@ -104,7 +115,7 @@ def create_inventory(req):
     uuid = util.path_arg(req, 'uuid')
     data = request_checks.body(req)
     class_name = data['resource_class']
-    inventory = inventory_from_body(req, uuid, class_name, data)
+    inventory = inventory_from_body(req, uuid, class_name, data, 'create')
     generation, stored = context.db.write(
         inventory_obj.add_to, uuid, class_name, inventory, _generation(data))
     return _inventory_response(
@@ -143,6 +154,14 @@ def update_inventory(req):
 
 def delete_inventory(req):
     context = req.environ['placement.context']
-    context.db.write(inventory_obj.delete_of, util.path_arg(req, 'uuid'),
-                     util.path_arg(req, 'resource_class'))
+    class_name = util.path_arg(req, 'resource_class')
+    try:
+        context.db.write(inventory_obj.delete_of, util.path_arg(req, 'uuid'),
+                         class_name)
+    except exception.InventoryInUse as exc:
+        # Upstream's words and code (not placement.inventory.inuse) for
+        # this one operation.
+        raise exception.ConcurrentUpdate(
+            f'Unable to delete inventory of class {class_name}: {exc}'
+        ) from exc
     return util.Result()

@@ -13,12 +13,14 @@ than once before 1.24) and ``required`` (the last one counts before
 is ignored.
 """
 
+import contextlib
 import re
 import sys
 
 import webob.exc
 
 from placement import errors
+from placement import exception
 from placement import microversion
 from placement.objects import candidate_request as request_obj
 from placement.objects import provider_filter
@@ -30,8 +32,8 @@ _FORBIDDEN_TRAITS = microversion.FORBIDDEN_TRAITS
 _FORBIDDEN_AGGREGATES = microversion.FORBIDDEN_AGGREGATES
 _ANY_TRAITS = microversion.ANY_TRAITS
 _NESTED = microversion.NESTED_CANDIDATES
-_MAPPINGS = microversion.MAPPINGS
 _RESOURCELESS = microversion.SAME_SUBTREE
+_GRANULAR = microversion.GRANULAR
 _MAX_AMOUNT = 2147483647
 _GROUP_KEY = re.compile(r'(resources|required|member_of|in_tree)(.*)', re.S)
 
@@ -74,11 +76,19 @@ def parse_member_of(req, values, name='member_of'):
     allow_forbidden = microversion.at_least(req, _FORBIDDEN_AGGREGATES)
     groups, forbidden = [], set()
     for value in values:
-        negated = allow_forbidden and value.startswith('!')
+        if value.startswith('!') and not allow_forbidden:
+            # Upstream's phrase.
+            raise _bad(f'Forbidden {name} parameters are not supported in '
+                       f'the specified microversion. Got: {value}')
+        negated = value.startswith('!')
         listed = value[1:] if negated else value
         if listed.startswith('in:'):
             listed = listed[3:]
             uuids = listed.split(',')
+        elif ',' in listed:
+            raise _bad(f"Multiple values for '{name}' must be prefixed with "
+                       f"the 'in:' or '!in:' keyword using the valid "
+                       f"microversion. Got: {value}")
         else:
             uuids = [listed]
         canonical = {resource_provider.canonical_uuid(uuid)
@@ -113,14 +123,21 @@ def parse_required(req, values, name='required'):
 
 def _required_value(req, value, name):
     """``(groups, forbidden)`` of one ``required`` value."""
-    any_of = (microversion.at_least(req, _ANY_TRAITS)
-              and value.strip().startswith('in:'))
+    if value.strip().startswith('in:') and not microversion.at_least(
+            req, _ANY_TRAITS):
+        raise _bad(f"The format '{value.strip()}' only supported since "
+                   f"microversion {_ANY_TRAITS}.")
+    any_of = value.strip().startswith('in:')
     names = split_list(value.strip()[3:] if any_of else value)
-    if not all(names) or any(trait == '!' for trait in names):
+    allow_forbidden = microversion.at_least(req, _FORBIDDEN_TRAITS)
+    if (not all(names) or any(trait == '!' for trait in names)
+            or not allow_forbidden and any(trait.startswith('!')
+                                           for trait in names)):
+        form = ('HW_CPU_X86_VMX,!CUSTOM_MAGIC' if allow_forbidden
+                else 'HW_CPU_X86_VMX,CUSTOM_MAGIC')
         raise _bad(
             f"Invalid query string parameters: Expected '{name}' "
-            f"parameter value of the form: HW_CPU_X86_VMX,CUSTOM_MAGIC. "
-            f"Got: {value}")
+            f"parameter value of the form: {form}. Got: {value}")
     if any_of:
         if any(trait.startswith('!') for trait in names):
             raise _bad(
@@ -130,8 +147,7 @@ def _required_value(req, value, name):
         return [frozenset(names)], set()
     groups, forbidden = [], set()
     for trait in names:
-        if (microversion.at_least(req, _FORBIDDEN_TRAITS)
-                and trait.startswith('!')):
+        if trait.startswith('!'):
             forbidden.add(trait[1:])
         else:
             groups.append(frozenset([trait]))
@@ -139,8 +155,14 @@ def _required_value(req, value, name):
 
 
 def conflicting_traits(required, forbidden):
-    """The sorted traits both required (in any group) and forbidden."""
-    return sorted(frozenset().union(*required) & forbidden)
+    """The sorted traits both required and forbidden.
+
+    Only a trait required alone conflicts: one of an ``in:`` list also
+    forbidden is accepted and evaluated as written (upstream's rule;
+    ``required=in:A,B&required=!A`` asks for B without A).
+    """
+    return sorted(frozenset().union(*(traits for traits in required
+                                      if len(traits) == 1)) & forbidden)
 
 
 def parse_resources(value, name='resources'):
@@ -149,20 +171,23 @@ def parse_resources(value, name='resources'):
     for item in value.split(','):
         class_name, sep, amount = item.partition(':')
         if not (class_name and sep):
+            # Upstream's phrase: the item, or "empty string".
             raise _bad(
                 f"Badly formed {name} parameter. Expected {name} query "
                 f"string parameter in form: ?{name}=VCPU:2,MEMORY_MB:1024. "
-                f"Got: {value}")
+                f"Got: {item if value else 'empty string'}.")
         try:
             amount = int(amount)
         except ValueError:
             raise _bad(
                 f'Requested resource {class_name} expected positive '
                 f'integer amount. Got: {amount}.') from None
-        if not 1 <= amount <= _MAX_AMOUNT:
-            raise _bad(
-                f'Requested resource {class_name} requires amount >= 1 and '
-                f'<= {_MAX_AMOUNT}. Got: {amount}.')
+        if amount < 1:
+            raise _bad(f'Requested resource {class_name} requires amount '
+                       f'>= 1. Got: {amount}.')
+        if amount > _MAX_AMOUNT:
+            raise _bad(f'Requested resource {class_name} requires amount '
+                       f'<= {_MAX_AMOUNT}. Got: {amount}.')
         if class_name in resources:
             raise _bad(f'Resource class {class_name} given more than once '
                        f'in {name}: {value}')
@@ -170,10 +195,35 @@ def parse_resources(value, name='resources'):
     return resources
 
 
+@contextlib.contextmanager
+def resources_named_known():
+    """An unknown class of a ``resources`` parameter, found by the
+    read run in this block, in upstream's words."""
+    try:
+        yield
+    except exception.UnknownResourceClass as exc:
+        raise exception.UnknownResourceClass(
+            f'Invalid resource class in resources parameter: {exc}'
+        ) from exc
+
+
 def _optional_uuid(params, name):
     """The canonical uuid of parameter ``name`` (valid), or None."""
     value = params.get(name)
     return value and resource_provider.canonical_uuid(value.strip())
+
+
+def _candidate_in_tree(params, name):
+    """The canonical uuid of ``in_tree{suffix}``, or None; 400 in
+    upstream's words when it is not a uuid."""
+    value = params.get(name)
+    if value is None:
+        return None
+    uuid = resource_provider.canonical_uuid(value.strip())
+    if uuid is None:
+        raise _bad(f"Invalid query string parameters: Expected '{name}' "
+                   f"parameter to be a format of uuid. Got: {value}")
+    return uuid
 
 
 def _optional_resources(params, name):
@@ -233,7 +283,7 @@ def _group(req, params, suffix):
         forbidden_traits=forbidden_traits,
         member_of=member_of,
         forbidden_aggregates=forbidden_aggregates,
-        in_tree=_optional_uuid(params, f'in_tree{suffix}'),
+        in_tree=_candidate_in_tree(params, f'in_tree{suffix}'),
     )
 
 
@@ -284,11 +334,15 @@ def _same_subtree(params, groups):
     subtrees = []
     for value in params.get('same_subtree', []):
         subtree = frozenset(split_list(value))
+        if '' in subtree:
+            raise _bad(
+                f"Empty string (unsuffixed group) can not be specified in "
+                f"`same_subtree`. Got: {value}", errors.QUERYPARAM_BAD_VALUE)
         unknown = sorted(subtree - suffixes)
         if unknown:
             raise _bad(
-                f"Request group suffixes in 'same_subtree' must be present "
-                f"in the request. Unknown suffixes: {', '.join(unknown)}. "
+                f"Real suffixes should be specified in `same_subtree`: "
+                f"{', '.join(unknown)} not found in the request's groups. "
                 f"Got: {value}", errors.QUERYPARAM_BAD_VALUE)
         subtrees.append(subtree)
     return tuple(subtrees)
@@ -304,15 +358,15 @@ def _check_resources(req, groups, same_subtree):
     """
     resourceless = microversion.at_least(req, _RESOURCELESS)
     if not any(group.resources for group in groups):
-        raise _bad('At least one request group (`resources` or '
-                   '`resources{$S}`) is required.',
+        if not microversion.at_least(req, _GRANULAR):
+            # Upstream's schema requires it then: jsonschema's words.
+            raise _bad("Invalid query string parameters: 'resources' is a "
+                       "required property")
+        raise _bad('There must be at least one resources or resources[$S] '
+                   'parameter.',
                    errors.QUERYPARAM_MISSING_VALUE if resourceless else None)
     if not resourceless:
-        orphans = [group.suffix or '(unsuffixed)' for group in groups
-                   if not group.resources]
-        if orphans:
-            raise _bad(f'All request groups must specify resources. Groups '
-                       f'without resources: {", ".join(orphans)}.')
+        _check_orphans(groups)
         return
     in_subtree = set().union(*same_subtree)
     orphans = [group.suffix for group in groups
@@ -320,10 +374,28 @@ def _check_resources(req, groups, same_subtree):
                and group.suffix not in in_subtree]
     if orphans:
         raise _bad(
-            f'All resourceless suffixed request groups must be specified '
-            f'in a `same_subtree` query param: invalid resourceless '
-            f'request groups: {", ".join(orphans)}.',
-            errors.QUERYPARAM_BAD_VALUE)
+            f'Resourceless suffixed group request should be specified in '
+            f'`same_subtree` query param: bad group(s) - '
+            f'{", ".join(orphans)}.', errors.QUERYPARAM_BAD_VALUE)
+
+
+def _check_orphans(groups):
+    """Before 1.36 no group goes without resources: upstream names the
+    parameters left orphaned, traits first, then aggregates, then
+    trees."""
+    orphaned = [group for group in groups if not group.resources]
+    for prefix, what, given in (
+            ('required', 'traits',
+             lambda group: group.required_traits or group.forbidden_traits),
+            ('member_of', 'member_of', lambda group: (
+                group.member_of or group.forbidden_aggregates)),
+            ('in_tree', 'in_tree', lambda group: group.in_tree)):
+        keys = sorted(prefix + group.suffix for group in orphaned
+                      if given(group))
+        if keys:
+            raise _bad(f'All {what} parameters must be associated with '
+                       f'resources. Found the following orphaned {what} '
+                       f'keys: {", ".join(keys)}')
 
 
 def candidate_request(req, params):
@@ -340,5 +412,4 @@ def candidate_request(req, params):
         root_forbidden=root_forbidden,
         same_subtree=same_subtree,
         nested=microversion.at_least(req, _NESTED),
-        mappings=microversion.at_least(req, _MAPPINGS),
     )

@@ -64,8 +64,11 @@ def update_resource_class(req):
 
 def _ensure_resource_class(req, context, name):
     """201 when custom class ``name`` was created, 204 if it existed."""
-    if not _NAME_CHECKER.is_valid(name):
-        raise webob.exc.HTTPBadRequest(_INVALID_NAME)
+    error = jsonschema.exceptions.best_match(_NAME_CHECKER.iter_errors(name))
+    if error is not None:
+        # jsonschema's words too, as upstream's ("Failed validating
+        # 'pattern'"), which its clients' tests match.
+        raise webob.exc.HTTPBadRequest(f'{_INVALID_NAME} {error}')
     created = context.db.write(rc_obj.ensure, name)
     return util.Result(status=201 if created else 204,
                        location=_href(req, name))

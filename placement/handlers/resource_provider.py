@@ -75,8 +75,9 @@ def _provider_response(req, row, location=None):
 def list_resource_providers(req):
     context = req.environ['placement.context']
     filters = provider_query.list_filter(req, query.of(req))
-    providers, last_modified = context.db.read(
-        _serialised_providers, req, filters)
+    with provider_query.resources_named_known():
+        providers, last_modified = context.db.read(
+            _serialised_providers, req, filters)
     return util.Result({'resource_providers': providers},
                        last_modified=last_modified)
 

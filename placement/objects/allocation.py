@@ -42,6 +42,7 @@ from placement import exception
 from placement.db import api as db_api
 from placement.db import models
 from placement.objects import consumer as consumer_obj
+from placement.objects import name_table
 from placement.objects import resource_class
 from placement.objects import resource_provider
 
@@ -79,7 +80,9 @@ class _Retry(db_api.RetryTransaction):
 
 
 def get_for_consumer(conn, uuid):
-    """The consumer's allocation rows, by provider uuid and class name.
+    """The consumer's allocation rows, in the order they were written
+    (the order of the request that wrote them, as upstream answers:
+    clients show them so).
 
     Each row has resource_provider_uuid, resource_provider_generation,
     resource_class, used, created_at and updated_at.
@@ -92,7 +95,7 @@ def get_for_consumer(conn, uuid):
         .select_from(ALLOC.join(RP, RP.c.id == ALLOC.c.resource_provider_id)
                      .join(RC, RC.c.id == ALLOC.c.resource_class_id))
         .where(ALLOC.c.consumer_id == uuid)
-        .order_by(RP.c.uuid, RC.c.name)).all()
+        .order_by(ALLOC.c.id)).all()
 
 
 def get_for_provider(conn, provider_id):
@@ -276,13 +279,24 @@ def _check_known(conn, requests, providers):
     Classes are looked up only when some provider lacks one: a class in
     an inventory exists.
     """
-    missing = set()
+    missing = {}
     for request in requests:
         for rp_uuid, resources in request.allocations.items():
             inventories = getattr(providers.get(rp_uuid), 'inventories', {})
-            missing.update(set(resources) - inventories.keys())
+            for name in set(resources) - inventories.keys():
+                missing.setdefault(name, request.uuid)
     if missing:
-        resource_class.ids_by_name(conn, missing)
+        found, _unknown = name_table.ids_by_name(conn, resource_class.RC,
+                                                 missing)
+        try:
+            resource_class.require_known(missing, found)
+        except exception.UnknownResourceClass as exc:
+            consumer = min(missing[name]
+                           for name in missing.keys() - found.keys())
+            # Upstream's words.
+            raise exception.UnknownResourceClass(
+                f'Unable to allocate inventory for consumer {consumer}: '
+                f'{exc}') from exc
     unknown = sorted({rp_uuid for request in requests
                       for rp_uuid in request.allocations} - providers.keys())
     if unknown:
@@ -311,12 +325,13 @@ def _check_amount(provider, class_name, inventory, amount):
 
 
 def _new_rows(requests, providers):
-    """The allocation rows to insert, as dicts, checked one by one."""
+    """The allocation rows to insert, as dicts, checked one by one, each
+    consumer's in the order of its request (which GET answers)."""
     rows = []
     for request in requests:
-        for rp_uuid, resources in sorted(request.allocations.items()):
+        for rp_uuid, resources in request.allocations.items():
             provider = providers[rp_uuid]
-            for class_name, amount in sorted(resources.items()):
+            for class_name, amount in resources.items():
                 inventory = provider.inventories.get(class_name)
                 _check_amount(provider, class_name, inventory, amount)
                 rows.append({'consumer_id': request.uuid,

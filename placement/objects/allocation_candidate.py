@@ -817,8 +817,7 @@ def _rules(request):
         unsuffixed_required=_collective_traits(request),
         same_subtree=tuple(frozenset(suffixes)
                            for suffixes in request.same_subtree),
-        nested=request.nested,
-        mappings=request.mappings)
+        nested=request.nested)
 
 
 def _load_providers(conn, roots, names):

@@ -4,8 +4,8 @@ The handler (:mod:`placement.handlers.allocation_candidate`) parses and
 validates the query string into a :class:`CandidateRequest`; the object
 layer (:mod:`placement.objects.allocation_candidate`) answers it with
 :class:`Candidates`, independent of the microversion except for the
-:attr:`CandidateRequest.nested` and :attr:`CandidateRequest.mappings`
-switches; the handler renders that for the request's microversion.
+:attr:`CandidateRequest.nested` switch; the handler renders that for
+the request's microversion.
 """
 
 import dataclasses
@@ -58,9 +58,6 @@ class CandidateRequest:
     #: False before 1.29: a candidate may take resources from at most one
     #: provider of each tree.
     nested: bool = True
-    #: False before 1.34, where mappings are not shown: candidates that
-    #: differ only in which group each provider satisfies are one.
-    mappings: bool = True
 
 
 class Candidate(typing.NamedTuple):

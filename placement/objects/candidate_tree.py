@@ -67,9 +67,6 @@ class Rules:
     #: Sets of suffixes (frozensets) whose providers share a subtree.
     same_subtree: tuple = ()
     nested: bool = True
-    #: Candidates with the same allocations but other mappings are
-    #: distinct (1.34).
-    mappings: bool = True
 
 
 class _Choice:
@@ -222,8 +219,8 @@ class Search:
     sharing providers of other trees is produced for the tree of those
     providers). Two ways of choosing that allocate the same amounts on
     the same providers and map the groups to the same providers are one
-    candidate; without ``rules.mappings`` the first mapping found is
-    kept.
+    candidate (at every microversion, as upstream: before 1.34 the
+    mappings are not shown, and such candidates look alike).
 
     The searches of one request share a :class:`Memo`. Only a candidate
     that uses one of its sharing providers can equal one of another tree
@@ -269,7 +266,7 @@ class Search:
                 continue
             else:
                 keys = seen_here
-            key = _key(candidate, self.rules.mappings)
+            key = _key(candidate)
             if key not in keys:
                 keys.add(key)
                 yield candidate
@@ -309,12 +306,14 @@ class Search:
                       for suffix, firsts in mapped.items()))
 
 
-def _key(candidate, with_mappings):
+def _key(candidate):
+    """Equal for candidates of the same allocations and mappings; as
+    upstream, at every microversion, also where mappings are not shown
+    (before 1.34): two ways of assigning the groups that allocate alike
+    are two candidates."""
     allocations = frozenset((uuid, name, amount)
                             for uuid, amounts in candidate.allocations.items()
                             for name, amount in amounts.items())
-    if not with_mappings:
-        return allocations
     return allocations, frozenset((suffix, tuple(uuids)) for suffix, uuids
                                   in candidate.mappings.items())
 

@@ -303,8 +303,8 @@ def add(conn, provider, class_name, inventory, generation=None):
     class_id = resource_class.ids_by_name(conn, [class_name])[class_name]
     if class_id in _stored_class_ids(conn, provider.id):
         raise exception.ConcurrentUpdate(
-            f"Inventory for '{class_name}' on resource provider "
-            f"'{provider.uuid}' already exists.")
+            f"Update conflict: Inventory for '{class_name}' on resource "
+            f"provider '{provider.uuid}' already exists.")
     _insert(conn, provider.id, class_id, inventory)
     return new_generation
 
@@ -319,8 +319,8 @@ def update(conn, provider, class_name, inventory, generation):
     if class_name not in stored:
         resource_class.ids_by_name(conn, [class_name])
         raise exception.BadRequest(
-            f'No inventory of class {class_name} found for resource '
-            f'provider {provider.uuid}.')
+            f'No inventory record with resource class {class_name} found '
+            f'for resource provider {provider.uuid}.')
     _update(conn, provider, stored[class_name], class_name, inventory)
     return new_generation
 

@@ -53,7 +53,8 @@ def _check_given(conn, providers, inventories):
     for provider in providers:
         new_inventories, generation = inventories[provider.uuid]
         if provider.generation != generation:
-            raise resource_provider.generation_conflict()
+            raise resource_provider.generation_conflict(
+                provider.generation, generation)
         resource_class.require_known(new_inventories, known)
 
 

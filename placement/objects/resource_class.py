@@ -32,7 +32,7 @@ def require_known(names, ids):
     if unknown:
         # "No such resource class <name>" is upstream's phrase, which
         # clients match.
-        raise exception.BadRequest(
+        raise exception.UnknownResourceClass(
             f'No such resource class {", ".join(unknown)}.')
 
 
@@ -83,8 +83,9 @@ def delete(conn, name):
         conn, RC, row.id,
         referrers=(_INV.c.resource_class_id, _ALLOC.c.resource_class_id),
         in_use_message=(
-            f'Resource class {name} is in use in inventory or '
-            f'allocations: delete those first.'))
+            f'Error in delete resource class: Unable to delete resource '
+            f'class {name}: it is in use in inventory or allocations; '
+            f'delete those first.'))
     if not deleted:
         raise _not_found(name)
 

@@ -160,6 +160,11 @@ def increment_generations(conn, expected):
     result = conn.execute(
         sa.update(RP).where(*seen).values(generation=RP.c.generation + 1))
     if result.rowcount != len(expected):
+        if len(expected) == 1:
+            [(provider_id, generation)] = expected.items()
+            raise generation_conflict(conn.scalar(
+                sa.select(RP.c.generation).where(RP.c.id == provider_id)),
+                generation)
         raise generation_conflict()
     return result.last_updated_params()['updated_at']
 
@@ -173,16 +178,17 @@ def check_generation(conn, provider_id, expected_generation):
     current = conn.scalar(
         sa.select(RP.c.generation).where(RP.c.id == provider_id))
     if current != expected_generation:
-        raise generation_conflict()
+        raise generation_conflict(current, expected_generation)
 
 
-def generation_conflict():
-    # "Please update the generation and try again." is upstream's
-    # phrase, which clients match.
+def generation_conflict(actual=None, given=None):
+    """ConcurrentUpdate in upstream's words (clients match them), with
+    the generations where they are known."""
+    seen = '' if actual is None else f' actual: {actual}, given: {given}.'
     return exception.ConcurrentUpdate(
-        'resource provider generation conflict: another process changed '
-        'the resource provider. Please update the generation and try '
-        'again.')
+        "resource provider generation conflict: Resource provider's "
+        "generation already changed. Please update the generation and "
+        f"try again.{seen}")
 
 
 def _root_id(row):
@@ -289,7 +295,7 @@ def _parent_row(parent_uuid, rows):
     parent = rows.get(parent_uuid)
     if parent is None:
         raise exception.BadRequest(
-            f'parent provider UUID {parent_uuid} does not exist.')
+            f'parent provider UUID does not exist: {parent_uuid}.')
     return parent
 
 
@@ -371,6 +377,10 @@ def _move(conn, uuid, parent_uuid, allow_reparenting):
     subtree = _subtree_ids(conn, provider)
     if parent is None:
         new_root = provider.id
+    elif parent.id == provider.id:
+        raise exception.BadRequest(
+            'parent provider UUID cannot be same as UUID. Please set '
+            'parent provider UUID to None if there is no parent.')
     elif parent.id in subtree:
         raise exception.BadRequest(
             'creating loop in the provider tree is not allowed.')
@@ -402,7 +412,8 @@ def delete(conn, uuid):
     canonical = canonical_uuid(uuid)
     provider = _lock_trees(conn, [canonical]).get(canonical)
     if provider is None:
-        raise _not_found(uuid)
+        raise exception.NotFound(
+            f'No resource provider with uuid {uuid} found for delete')
     if _referred(conn, RP.c.parent_provider_id, provider.id):
         raise exception.CannotDeleteParentProvider(
             f'Unable to delete parent resource provider {uuid}: It has '

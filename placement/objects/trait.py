@@ -23,7 +23,8 @@ def ids_by_name(conn, names):
 def known(found, unknown):
     """``found``; BadRequest naming the ``unknown`` traits if any."""
     if unknown:
-        raise exception.BadRequest(f'No such trait(s): {", ".join(unknown)}')
+        raise exception.BadRequest(
+            f'No such trait(s): {", ".join(unknown)}.')
     return found
 
 

@@ -20,6 +20,9 @@ _UUID = {'type': 'string', 'format': 'uuid'}
 EXTERNAL_ID = {'type': 'string', 'minLength': 1, 'maxLength': 255,
                 'pattern': '^[^\\u0000]*$'}
 _CLASS_PATTERN = '^[A-Z0-9_]+$'
+# OpenStack's "uuid-like" (as the ``uuid`` format of the bodies): 32
+# hex digits, dashes anywhere, in braces or after ``urn:uuid:``.
+UUID_PATTERN = r'^(urn:)?(uuid:)?\{?-*([0-9a-fA-F]-*){32}\}?$'
 
 CONSUMER_TYPE = {'type': 'string', 'pattern': _CLASS_PATTERN,
                  'minLength': 1, 'maxLength': 255}
@@ -48,6 +51,16 @@ RESOURCES = {
 }
 
 
+def uuid_keyed(values, **constraints):
+    """An object keyed by uuids (:data:`UUID_PATTERN`) whose values are
+    ``values``. Written as upstream's (``patternProperties``),
+    so that a bad key is refused in upstream's words ("does not match
+    any of the regexes"), which clients match."""
+    return {'type': 'object', **constraints,
+            'patternProperties': {UUID_PATTERN: values},
+            'additionalProperties': False}
+
+
 def _closed_object(properties, required):
     return {'type': 'object', 'properties': properties,
             'required': required, 'additionalProperties': False}
@@ -67,16 +80,13 @@ def _list_allocations():
 
 def _dict_allocations(min_providers):
     """From 1.12: ``{provider uuid: {resources, generation}}``."""
-    return {
-        'type': 'object',
-        'minProperties': min_providers,
-        'propertyNames': {'format': 'uuid'},
-        'additionalProperties': _closed_object(
+    return uuid_keyed(
+        _closed_object(
             {'resources': RESOURCES,
              # Ignored: the symmetry with GET responses.
              'generation': {'type': ['integer', 'null']}},
             ['resources']),
-    }
+        minProperties=min_providers)
 
 
 def _owner(version, properties, required):
@@ -113,9 +123,4 @@ def put_allocations(version):
 
 def post_allocations(version):
     """POST /allocations (from 1.13): ``{consumer uuid: allocations}``."""
-    return {
-        'type': 'object',
-        'minProperties': 1,
-        'propertyNames': {'format': 'uuid'},
-        'additionalProperties': consumer_allocations(version),
-    }
+    return uuid_keyed(consumer_allocations(version), minProperties=1)

@@ -13,17 +13,11 @@ def reshaper(version):
     return {
         'type': 'object',
         'properties': {
-            'inventories': {
-                'type': 'object',
-                'propertyNames': {'format': 'uuid'},
-                'additionalProperties': inventory.PUT_INVENTORIES,
-            },
-            'allocations': {
-                'type': 'object',
-                'propertyNames': {'format': 'uuid'},
-                'additionalProperties': allocation.consumer_allocations(
-                    version),
-            },
+            # Upstream's rule: a reshape moves some inventory.
+            'inventories': allocation.uuid_keyed(inventory.PUT_INVENTORIES,
+                                                 minProperties=1),
+            'allocations': allocation.uuid_keyed(
+                allocation.consumer_allocations(version)),
         },
         'required': ['inventories', 'allocations'],
         'additionalProperties': False,

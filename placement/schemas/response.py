@@ -195,3 +195,65 @@ CANDIDATES_V1_17 = _candidates(_DICT_REQUEST, _SUMMARY_V1_17)
 CANDIDATES_V1_29 = _candidates(_DICT_REQUEST, _SUMMARY_V1_29)
 CANDIDATES_V1_34 = _candidates(_with(_DICT_REQUEST, mappings=_MAPPINGS),
                                _SUMMARY_V1_29)
+
+
+# The reports (outside the microversioned API): Limes' documents.
+_COUNT = {'type': 'integer', 'minimum': 0}
+_TIMESTAMP = {'type': 'integer'}
+_NAMES = {'type': 'array', 'items': {'type': 'string'}}
+#: ``capacity``, ``raw_capacity`` (where some ratio is not 1) and
+#: ``usage`` of a resource, in total, per zone or per provider tree.
+_NUMBERS = {'capacity': {'type': 'integer'},
+            'raw_capacity': {'type': 'integer'}, 'usage': _COUNT}
+_OPTIONAL_NUMBERS = ('raw_capacity',)
+
+
+def _numbered(properties, optional=()):
+    """A closed object with the numbers of a resource and ``properties``."""
+    fields = {**properties, **_NUMBERS}
+    return _closed(fields, sorted(set(fields) - set(_OPTIONAL_NUMBERS)
+                                  - set(optional)))
+
+
+_CAPACITY_RESOURCE = _numbered({
+    'name': _CLASS_NAME,
+    'unit': {'type': 'string'},
+    'per_availability_zone': {'type': 'array', 'items': _numbered(
+        {'name': {'type': 'string'}})},
+    'subcapacities': {'type': 'array', 'items': _numbered({
+        'name': {'type': 'string'}, 'uuid': _UUID, 'traits': _NAMES,
+        'aggregates': {'type': 'array', 'items': _UUID},
+        'zone': {'type': 'string'}})},
+}, optional=('unit', 'subcapacities'))
+REPORT_CAPACITY = _closed({'cluster': _closed({
+    'id': {'type': 'string'},
+    'services': {'type': 'array', 'items': _closed({
+        'type': {'type': 'string'}, 'area': {'type': 'string'},
+        'resources': {'type': 'array', 'items': _CAPACITY_RESOURCE},
+        'min_scraped_at': _TIMESTAMP, 'max_scraped_at': _TIMESTAMP})},
+    'min_scraped_at': _TIMESTAMP, 'max_scraped_at': _TIMESTAMP})})
+
+_PROJECT = _closed({
+    'id': {'type': 'string'},
+    'services': {'type': 'array', 'items': _closed({
+        'type': {'type': 'string'}, 'area': {'type': 'string'},
+        'resources': {'type': 'array', 'items': _closed(
+            {'name': _CLASS_NAME, 'unit': {'type': 'string'},
+             'usage': _COUNT}, ['name', 'usage'])},
+        'scraped_at': _TIMESTAMP})},
+    # With ``detail`` (one project): its consumers by type.
+    'consumer_types': {'type': 'array', 'items': _closed({
+        'type': {'type': 'string'}, 'consumer_count': _COUNT,
+        'consumers': {'type': 'array', 'items': _closed({
+            'uuid': _UUID, 'usage': _by_class(_COUNT)})}})},
+}, ['id', 'services'])
+REPORT_USAGE = _closed({'projects': {'type': 'array', 'items': _PROJECT}})
+REPORT_PROJECT_USAGE = _closed({'project': _PROJECT})
+
+REPORT_HEADROOM = _closed({'headroom': _closed({
+    'resources': _by_class({'type': 'integer', 'minimum': 1}),
+    'count': _COUNT, 'providers': _COUNT,
+    'per_availability_zone': {'type': 'array', 'items': _closed({
+        'name': {'type': 'string'}, 'count': _COUNT,
+        'providers': _COUNT})},
+    'counted': {'type': 'string'}, 'not_counted': {'type': 'string'}})})

@@ -93,7 +93,7 @@ def test_regexes(name, version):
     detail, code = error(CANDIDATES, f'{name}=VCPU:1', version)
     assert f"'{name}' does not match any of the regexes: " in detail
     assert "'^resources[1-9][0-9]*$'" in detail or (
-        "'^resources[a-zA-Z0-9_-]{1,64}$'" in detail)
+        "'^resources([a-zA-Z0-9_-]{1,64})?$'" in detail)
     assert code == errors.DEFAULT
 
 
@@ -137,17 +137,21 @@ def test_repeatable_parameter_is_a_list():
     assert params == {'member_of': ['a'], 'name': 'n'}
 
 
-def test_a_value_that_does_not_count_is_validated():
+def test_the_last_value_and_those_that_count_are_validated():
+    """The last (as upstream), and the first where it counts (``limit``);
+    a value that does not count is not looked at (upstream's rule)."""
     detail, _code = error(CANDIDATES, 'resources=VCPU:1&limit=1&limit=0')
     assert "'0' does not match" in detail
     detail, _code = error(CANDIDATES,
                           'resources=VCPU:1&limit=x&limit=y&limit=1')
-    assert "'y' does not match" in detail
+    assert "'x' does not match" in detail
+    assert parse(CANDIDATES, 'resources=VCPU:1&limit=2&limit=y&limit=1')[
+        'limit'] == '2'
 
 
 def test_parameter_given_once_only():
     detail, code = error(TRAITS, 'name=in:A&name=in:B', '1.6')
-    assert detail == "Query parameter 'name' may only be given once."
+    assert detail == "Query parameter 'name' may be specified only once."
     assert code == errors.ILLEGAL_DUPLICATE_QUERYPARAM
 
 
