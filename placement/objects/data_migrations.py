@@ -63,23 +63,31 @@ def _set_root_provider_ids(conn, _conf, limit, after):
                        .limit(limit)).all()
     if not ids:
         return Batch(0, 0, after)
-    roots = _roots_of(conn, ids)
+    rootless = _RP.c.root_provider_id.is_(None)
+    # Providers written before nesting have no parent: their own roots.
     done = conn.execute(
-        sa.update(_RP)
-        .where(_RP.c.id.in_(roots), _RP.c.root_provider_id.is_(None))
-        .values(root_provider_id=sa.case(roots, value=_RP.c.id))
-    ).rowcount
+        sa.update(_RP).where(_RP.c.id.in_(ids), rootless,
+                             _RP.c.parent_provider_id.is_(None))
+        .values(root_provider_id=_RP.c.id)).rowcount
+    if done < len(ids):
+        roots = _roots_of(conn, ids)
+        if roots:
+            done += conn.execute(
+                sa.update(_RP).where(_RP.c.id.in_(roots), rootless)
+                .values(root_provider_id=sa.case(roots, value=_RP.c.id))
+            ).rowcount
     return Batch(len(ids), done, ids[-1])
 
 
 def _roots_of(conn, ids):
-    """``{id: root id}`` of providers ``ids`` (which have no root id yet),
+    """``{id: root id}`` of those of providers ``ids`` without a root id,
     walking up past parents that have none either: one recursive query."""
     walk = sa.select(
         _RP.c.id.label('id'), _RP.c.id.label('ancestor'),
         _RP.c.parent_provider_id.label('parent'),
         _RP.c.root_provider_id.label('root'),
-    ).where(_RP.c.id.in_(ids)).cte('walk', recursive=True)
+    ).where(_RP.c.id.in_(ids), _RP.c.root_provider_id.is_(None)
+            ).cte('walk', recursive=True)
     up = _RP.alias('up')
     walk = walk.union_all(
         sa.select(walk.c.id, up.c.id, up.c.parent_provider_id,
@@ -128,13 +136,19 @@ def _count_consumerless(conn, _conf):
         consumerless_allocations(conn.dialect.name).subquery()))
 
 
-def _ensure_external_id(conn, table, external_id):
-    row_id = conn.scalar(sa.select(table.c.id)
-                         .where(table.c.external_id == external_id))
-    if row_id is None:
-        row_id = conn.execute(sa.insert(table).values(
-            external_id=external_id)).inserted_primary_key[0]
-    return row_id
+def _placeholder_ids(conn, conf):
+    """The ids of the ``[placement] incomplete_consumer_*`` project and
+    user, created when missing (both looked up in one query)."""
+    tables = ((_PROJECT, conf.placement.incomplete_consumer_project_id),
+              (_USER, conf.placement.incomplete_consumer_user_id))
+    ids = conn.execute(sa.select(*[
+        sa.select(table.c.id).where(table.c.external_id == external_id)
+        .scalar_subquery() for table, external_id in tables])).one()
+    return [
+        row_id if row_id is not None else conn.execute(
+            sa.insert(table).values(external_id=external_id)
+        ).inserted_primary_key[0]
+        for row_id, (table, external_id) in zip(ids, tables, strict=True)]
 
 
 def _create_incomplete_consumers(conn, conf, limit, after):
@@ -145,10 +159,7 @@ def _create_incomplete_consumers(conn, conf, limit, after):
                         .order_by(_ALLOC.c.consumer_id).limit(limit)).all()
     if not keys:
         return Batch(0, 0, after)
-    project_id = _ensure_external_id(
-        conn, _PROJECT, conf.placement.incomplete_consumer_project_id)
-    user_id = _ensure_external_id(
-        conn, _USER, conf.placement.incomplete_consumer_user_id)
+    project_id, user_id = _placeholder_ids(conn, conf)
     # The same rows, read again in the statement that inserts them: one
     # recorded meanwhile by the service is left out, not a conflict. The
     # columns' defaults (generation, created_at) are filled in too.
