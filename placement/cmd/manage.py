@@ -68,8 +68,9 @@ class DbCommands:
         db = self._database()
         runs = [_MigrationRun(migration)
                 for migration in data_migrations.ONLINE_MIGRATIONS]
-        errors = not all([run.count(db, self.conf) for run in runs])
-        migrated = 0
+        for run in runs:
+            run.count(db, self.conf)
+        migrated, errors = 0, False
         while True:
             size = (_DEFAULT_BATCH if max_count is None
                     else min(max_count - migrated, _MOST_PER_TRANSACTION))
@@ -101,6 +102,8 @@ class DbCommands:
         for run in runs:
             if migrated >= size:
                 break
+            if run.failed_to_count:
+                errors = True
             if run.finished or run.failed_to_count:
                 continue
             try:
@@ -128,13 +131,13 @@ class _MigrationRun:
         self.finished = self.failed_to_count = False
 
     def count(self, db, conf):
-        """Count the rows left; False when that failed (logged)."""
+        """Count the rows left; a migration that cannot is not run, and
+        counts as failed in every batch."""
         try:
             self.left_at_start = self.migration.left(db, conf)
         except Exception:
             LOG.exception('Error counting the rows of %s', self.name)
             self.failed_to_count = True
-        return not self.failed_to_count
 
     def next_batch(self, db, conf, limit):
         """Migrate up to ``limit`` rows and print the progress; the

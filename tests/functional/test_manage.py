@@ -273,7 +273,7 @@ def test_online_migrations_start_again_behind_the_walk(db_url, db):
     conf = loading.new_conf()
     conf([], default_config_files=[])
     run = manage._MigrationRun(data_migrations.CREATE_INCOMPLETE_CONSUMERS)
-    assert run.count(db, conf)
+    run.count(db, conf)
     run.after = consumers[-1]
     assert run.next_batch(db, conf, 50).found == 3
     assert not run.finished
@@ -281,12 +281,15 @@ def test_online_migrations_start_again_behind_the_walk(db_url, db):
     assert run.finished
 
 
-def _broken_migration(conn, conf, limit, after):
+def _fail(*_args):
     raise RuntimeError('this migration is broken')
 
 
-BROKEN_MIGRATION = data_migrations.OnlineMigration(
-    'broken_migration', lambda conn, conf: 1, _broken_migration)
+BROKEN_MIGRATIONS = {
+    'batch fails': data_migrations.OnlineMigration(
+        'broken_migration', lambda conn, conf: 1, _fail),
+    'count fails': data_migrations.OnlineMigration(
+        'broken_migration', _fail, _fail)}
 
 
 @pytest.fixture
@@ -308,11 +311,11 @@ def test_online_migrations_bad_max_count(tmp_path, capsys, in_process,
             in capsys.readouterr().out)
 
 
-@pytest.fixture
-def broken_migration(monkeypatch, in_process):
+@pytest.fixture(params=sorted(BROKEN_MIGRATIONS))
+def broken_migration(request, monkeypatch, in_process):
     """A migration that always fails, run before the real ones."""
     monkeypatch.setattr(data_migrations, 'ONLINE_MIGRATIONS',
-                        (BROKEN_MIGRATION,
+                        (BROKEN_MIGRATIONS[request.param],
                          *data_migrations.ONLINE_MIGRATIONS))
 
 
