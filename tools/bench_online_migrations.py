@@ -1,8 +1,8 @@
 """Time ``placement-manage db online_data_migrations`` on legacy rows.
 
     .venv/bin/python -m tools.bench_online_migrations [--db mysql]
-        [--database-url URL] [--count 100000] [--keep-database]
-        [--json FILE]
+        [--database-url URL] [--count 100000] [--phase default|max_count]
+        [--keep-database] [--json FILE]
 
 Plants ``--count`` resource providers without ``root_provider_id`` and
 ``--count`` allocations of consumers without a consumer record (bulk
@@ -22,8 +22,9 @@ dropped at the end unless ``--keep-database``):
 
 After each phase every provider must be its own root and every
 allocation's consumer must have a record with the ``[placement]
-incomplete_consumer_*`` placeholders; the progress lines must count the
-rows left down to 0. The tool exits 1 when anything differs.
+incomplete_consumer_*`` placeholders; in the progress lines the rows
+migrated so far must add up and the rows left never go up. The tool
+exits 1 when anything differs.
 """
 
 import argparse
