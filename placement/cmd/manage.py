@@ -28,6 +28,10 @@ from placement.objects import data_migrations
 
 LOG = logging.getLogger(__name__)
 _DEFAULT_BATCH = 50
+# A larger --max-count is migrated in transactions of at most this many
+# rows: on a live database a long transaction holds its locks (and, on
+# Galera, builds one large write set) for as long as it runs.
+_MOST_PER_TRANSACTION = 1000
 # Exit codes of online_data_migrations, as documented.
 _DONE, _MORE_TO_DO, _ERRORS, _BAD_INPUT = 0, 1, 2, 127
 
@@ -57,58 +61,124 @@ class DbCommands:
     def online_data_migrations(self):
         max_count = self.conf.command.max_count
         if max_count is None:
-            batch, until_complete = _DEFAULT_BATCH, True
-            print(f'Running batches of {batch} until complete')
+            print(f'Running batches of {_DEFAULT_BATCH} until complete')
         else:
             try:
-                batch = int(max_count)
+                max_count = int(max_count)
             except ValueError:
-                batch = 0
-            if batch < 1:
+                max_count = 0
+            if max_count < 1:
                 print('Must supply a positive integer for --max-count')
                 return _BAD_INPUT
-            until_complete = False
         db = self._database()
-        totals = {fn.__name__: [0, 0]
-                  for fn in data_migrations.ONLINE_MIGRATIONS}
+        runs = [_MigrationRun(migration)
+                for migration in data_migrations.ONLINE_MIGRATIONS]
+        for run in runs:
+            run.count(db, self.conf)
+        migrated, errors = 0, False
         while True:
-            migrated, errors = self._run_batch(db, batch, totals)
-            if not until_complete or not migrated:
+            size = (_DEFAULT_BATCH if max_count is None
+                    else min(max_count - migrated, _MOST_PER_TRANSACTION))
+            found_now, migrated_now, errors_now = self._run_batch(
+                db, size, runs)
+            migrated += migrated_now
+            # Until complete, the last batch's errors are what is left;
+            # with --max-count, those of the whole call.
+            errors = errors_now if max_count is None else (
+                errors or errors_now)
+            if not found_now or (max_count is not None
+                                 and migrated >= max_count):
                 break
-        _print_summary(totals)
+        _print_summary(runs)
         if errors:
             print('Some migrations failed unexpectedly. Check log for '
                   'details.')
-            if not migrated:
+            if max_count is None or not migrated:
                 return _ERRORS
-        return _MORE_TO_DO if migrated else _DONE
+        if any(run.has_work_left(db, self.conf) for run in runs):
+            return _MORE_TO_DO
+        return _DONE
 
-    def _run_batch(self, db, batch, totals):
-        """One pass over every migration; (rows migrated, had errors)."""
-        migrated, errors = 0, False
-        for fn in data_migrations.ONLINE_MIGRATIONS:
-            remaining = batch - migrated
-            if remaining <= 0:
+    def _run_batch(self, db, size, runs):
+        """One pass over the migrations sharing ``size`` rows; (rows
+        found, rows migrated, whether any failed)."""
+        found = migrated = 0
+        errors = False
+        for run in runs:
+            if migrated >= size:
                 break
+            if run.failed_to_count:
+                errors = True
+            if run.finished or run.failed_to_count:
+                continue
             try:
-                found, done = fn(db, self.conf, remaining)
+                batch = run.next_batch(db, self.conf, size - migrated)
             except Exception:
-                LOG.exception('Error attempting to run %s', fn.__name__)
+                LOG.exception('Error attempting to run %s', run.name)
                 errors = True
                 continue
-            if found:
-                print(f'{found} rows matched query {fn.__name__}, '
-                      f'{done} migrated')
-            totals[fn.__name__][0] += found
-            totals[fn.__name__][1] += done
-            migrated += done
-        return migrated, errors
+            found += batch.found
+            migrated += batch.done
+        return found, migrated, errors
 
 
-def _print_summary(totals):
+class _MigrationRun:
+    """One migration during a run: its totals, the rows it has left
+    (counted at the start, less those it found since) and the key its
+    next batch starts after."""
+
+    def __init__(self, migration):
+        self.migration = migration
+        self.name = migration.name
+        self.found = self.done = 0
+        self.left_at_start = None
+        self.after = None
+        self.finished = self.failed_to_count = False
+
+    def count(self, db, conf):
+        """Count the rows left; a migration that cannot is not run, and
+        counts as failed in every batch."""
+        try:
+            self.left_at_start = self.migration.left(db, conf)
+        except Exception:
+            LOG.exception('Error counting the rows of %s', self.name)
+            self.failed_to_count = True
+
+    def next_batch(self, db, conf, limit):
+        """Migrate up to ``limit`` rows and print the progress; the
+        Batch."""
+        batch = self.migration.run(db, conf, limit, self.after)
+        if not batch.found and self.after is not None:
+            # The end of the table: once more from the start, for rows
+            # recorded behind the walk meanwhile.
+            batch = self.migration.run(db, conf, limit)
+        self.after = batch.last_key
+        self.finished = not batch.found
+        self.found += batch.found
+        self.done += batch.done
+        if batch.found:
+            left = max(self.left_at_start - self.found, 0)
+            print(f'{batch.found} rows matched query {self.name}, '
+                  f'{batch.done} migrated ({self.done} so far, {left} '
+                  f'left)')
+        return batch
+
+    def has_work_left(self, db, conf):
+        """Whether rows are left to migrate, counted again unless this
+        run saw the migration find nothing."""
+        if self.finished:
+            return False
+        try:
+            return self.migration.left(db, conf) > 0
+        except Exception:
+            LOG.exception('Error counting the rows of %s', self.name)
+            return True
+
+
+def _print_summary(runs):
     table = prettytable.PrettyTable(['Migration', 'Total Found', 'Completed'])
-    for name, (found, done) in totals.items():
-        table.add_row([name, found, done])
+    for run in runs:
+        table.add_row([run.name, run.found, run.done])
     print(table)
 
 
@@ -139,8 +209,12 @@ def _add_command_parsers(subparsers):
         help='Perform data migration to update all live data.')
     online.add_argument(
         '--max-count', metavar='<number>', dest='max_count',
-        help='Maximum number of objects to consider; by default batches '
-             f'of {_DEFAULT_BATCH} run until complete.')
+        help='Maximum number of objects to migrate in this call, in '
+             f'transactions of at most {_MOST_PER_TRANSACTION}; by '
+             f'default batches of {_DEFAULT_BATCH} run until complete. '
+             'Exits 0 when nothing is left, 1 when --max-count left work, '
+             '2 when migrations failed and nothing else progressed, 127 '
+             'on bad input.')
     online.set_defaults(func=DbCommands.online_data_migrations)
     db.set_defaults(func=None, parser=db)
     report.add_parsers(subparsers)

@@ -171,8 +171,9 @@ def test_migrated_consumerless_allocations_are_of_unknown_type(usages):
             conn, usages.rp_id, 2)
         usages.allocate(conn, first, {'MEMORY_MB': 128})
     assert body(usages.get('project_id=legacy-project')) == {}
-    assert data_migrations.create_incomplete_consumers(
-        usages.db, usages.conf, 50) == (2, 2)
+    batch = data_migrations.CREATE_INCOMPLETE_CONSUMERS.run(
+        usages.db, usages.conf, 50)
+    assert (batch.found, batch.done) == (2, 2)
     assert body(usages.get(
         'project_id=legacy-project&user_id=legacy-user')) == {
         'unknown': {'consumer_count': 2, 'VCPU': 2, 'MEMORY_MB': 128}}
