@@ -11,7 +11,7 @@ from osprofiler.drivers import base as drivers
 
 from tests.functional import app
 
-pytestmark = pytest.mark.db
+pytestmark = [pytest.mark.db, pytest.mark.redis]
 
 _REDIS = 'redis://127.0.0.1:6379'
 _KEY = 'SECRET_KEY'
