@@ -265,7 +265,7 @@ def probe_engine(db_conf):
     connection of its own (within a few seconds), so that it tells
     whether the database answers now, whatever the service's pool holds.
     """
-    url = _connection_url(db_conf, db_conf.connection)
+    url = _connection_url(db_conf, 'connection')
     backend = url.get_backend_name()
     connect_args = ({'check_same_thread': False} if backend == 'sqlite'
                     else {'connect_timeout': _PROBE_CONNECT_TIMEOUT})

@@ -81,7 +81,7 @@ def test_policy_sample(tmp_path, config_dir):
     rules = yaml.safe_load('\n'.join(
         line[1:] for line in sample.splitlines()
         if line.startswith('#"')))
-    assert len(RULES) == 37
+    assert len(RULES) == 38
     assert {name for name in rules if name.startswith('placement:')} == (
         RULES)
     assert set(rules) == {rule.name for rule in policies.list_rules()}
