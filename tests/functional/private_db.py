@@ -74,9 +74,18 @@ class _Server:
             engine.dispose()
 
     def kill(self):
-        """SIGKILL the whole server, as a crash or a lost host would."""
+        """SIGKILL the whole server, as a crash or a lost host would, and
+        wait until none of its processes is left (a PostgreSQL started
+        while the old one's backends hold its shared memory exits)."""
         os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait()
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(self.process.pid, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.05)
 
     def create_database(self, name):
         """Create database ``name``; its URL."""
