@@ -112,6 +112,18 @@ class _ErrorTask(task.ErrorTask):
         self.write(response.body)
 
 
+class _Task(task.WSGITask):
+    """waitress's task, but for the path: waitress makes ``//x`` (and
+    ``/%2F``) ``/x``; here, as under gunicorn or uWSGI, the application
+    gets the path as sent and decides what it names (nothing)."""
+
+    def get_environment(self):
+        environ = super().get_environment()
+        if self.request.path.startswith('/'):
+            environ['PATH_INFO'] = self.request.path
+        return environ
+
+
 class _Channel(channel.HTTPChannel):
     """A connection that knows since when its client owes it what.
 
@@ -120,6 +132,7 @@ class _Channel(channel.HTTPChannel):
     """
 
     parser_class = _Request
+    task_class = _Task
     error_task_class = _ErrorTask
     #: When the head of the request being read began to be owed.
     head_began = None
