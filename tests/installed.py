@@ -104,9 +104,4 @@ def serving(settings, script_name=None):
                     process, log_path)
                 yield port
             finally:
-                process.terminate()
-                try:
-                    process.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+                processes.stop(process)

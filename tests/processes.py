@@ -1,6 +1,8 @@
-"""Servers the tests start as processes: a free port, waiting until up."""
+"""Servers the tests start as processes: a free port, waiting until up,
+stopping."""
 
 import socket
+import subprocess
 import time
 import urllib.request
 
@@ -25,6 +27,18 @@ def wait_until_up(url, process, log_path, timeout=60):
         except OSError:
             time.sleep(0.2)
     raise RuntimeError(f'{process.args[0]} did not answer: {_read(log_path)}')
+
+
+def stop(process, timeout=30):
+    """SIGTERM, then SIGKILL after ``timeout`` seconds; the exit status
+    (None when it had to be killed)."""
+    process.terminate()
+    try:
+        return process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        return None
 
 
 def _read(path):

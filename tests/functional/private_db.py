@@ -10,18 +10,13 @@ import glob
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
 
 import sqlalchemy as sa
 
-
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
+from tests import processes
 
 
 def _postgres_binary(name):
@@ -39,7 +34,7 @@ class _Server:
     name = None
 
     def __init__(self):
-        self.port = _free_port()
+        self.port = processes.free_port()
         self.directory = tempfile.mkdtemp(prefix=f'placement-{self.name}-')
         self.process = None
         self.log = open(os.path.join(self.directory, 'server.log'), 'ab')

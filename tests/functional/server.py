@@ -51,7 +51,7 @@ def running_server(tmp_path, workers=1, threads=4, url=None,
                                 tmp_path / 'server.log')
         yield endpoint
     finally:
-        stop(process)
+        processes.stop(process)
         log.close()
 
 
@@ -71,21 +71,9 @@ def start_dev(workdir, *args, env=None):
     try:
         processes.wait_until_up(endpoint + '/', process, log_path)
     except BaseException:
-        stop(process)
+        processes.stop(process)
         raise
     return process, endpoint
-
-
-def stop(process, timeout=30):
-    """SIGTERM, then SIGKILL after ``timeout`` seconds; the exit status
-    (None when it had to be killed)."""
-    process.terminate()
-    try:
-        return process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-        return None
 
 
 def children(pid):

@@ -13,6 +13,7 @@ import urllib.request
 
 import pytest
 
+from tests import processes
 from tests.functional import server as api_server
 
 START_TIMEOUT = 60
@@ -38,7 +39,7 @@ def server(tmp_path_factory):
     try:
         yield base, process, workdir
     finally:
-        status = api_server.stop(process)
+        status = processes.stop(process)
     assert status == 0, (workdir / 'placement-api.log').read_text()
 
 

@@ -25,6 +25,7 @@ import urllib.parse
 
 import pytest
 
+from tests import processes
 from tests.functional import server as api_server
 
 TIMEOUT = 6
@@ -60,7 +61,7 @@ def server(tmp_path_factory):
         address = urllib.parse.urlsplit(endpoint)
         yield address.hostname, address.port
     finally:
-        status = api_server.stop(process)
+        status = processes.stop(process)
     assert status == 0, (workdir / 'placement-api.log').read_text()
 
 
@@ -248,7 +249,7 @@ def test_a_body_over_the_limit_is_refused_before_it_is_sent(tmp_path):
                              json.dumps({'name': name}).encode())
         assert status == 400  # the name's schema: too long, not too large
     finally:
-        assert api_server.stop(process) == 0
+        assert processes.stop(process) == 0
 
 
 def test_two_instances_share_nothing(tmp_path):
@@ -273,7 +274,7 @@ def test_two_instances_share_nothing(tmp_path):
         # would look for it.
         assert _sockets(home) + _sockets(runtime) == []
 
-        assert api_server.stop(first) == 0
+        assert processes.stop(first) == 0
         assert _status(second_url) == 200
 
         before = _settled_workers(second)
@@ -290,7 +291,7 @@ def test_two_instances_share_nothing(tmp_path):
     finally:
         for process, _url in instances:
             if process.poll() is None:
-                api_server.stop(process)
+                processes.stop(process)
 
 
 def test_sigterm_lets_a_request_in_flight_finish(tmp_path):
@@ -327,7 +328,7 @@ def test_sigterm_lets_a_request_in_flight_finish(tmp_path):
             assert conn.closed, conn.kind
     finally:
         if process.poll() is None:
-            api_server.stop(process)
+            processes.stop(process)
     with contextlib.closing(sqlite3.connect(
             tmp_path / 'placement.sqlite')) as db:
         assert db.execute("SELECT name FROM resource_providers").fetchall() \

@@ -9,7 +9,6 @@ import os
 import pathlib
 import re
 import signal
-import socket
 import time
 import urllib.error
 import urllib.request
@@ -17,6 +16,7 @@ import uuid
 
 import pytest
 
+from tests import processes
 from tests.functional import scrape
 from tests.functional import server
 
@@ -175,14 +175,8 @@ def test_private_directory_removed_at_exit(tmp_path):
     assert not os.path.exists(path)
 
 
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
-
-
 def test_management_listener_serves_metrics_without_a_token(tmp_path):
-    port = _free_port()
+    port = processes.free_port()
     with server.running_server(
             tmp_path, workers=2,
             extra_conf=f'[metrics]\nlisten_port = {port}\n') as endpoint:
