@@ -17,8 +17,6 @@ without a token; ``table`` (the default) prints them as tables.
 import json
 import sys
 
-import webob.exc
-
 from placement import exception
 from placement.cmd import text_table
 from placement.db import api as db_api
@@ -148,9 +146,8 @@ def run(commands):
     try:
         document = database.read(build, conf, _params(args, names),
                                  **extra)
-    except (webob.exc.HTTPBadRequest, exception.PlacementError,
-            zones.ZoneMapError) as exc:
-        print(getattr(exc, 'detail', None) or exc, file=sys.stderr)
+    except (exception.PlacementError, zones.ZoneMapError) as exc:
+        print(exc, file=sys.stderr)
         return 1
     finally:
         database.dispose()

@@ -13,12 +13,13 @@ import webob
 import webob.exc
 
 from placement import errors
+from placement import exception
 from placement import microversion
 from placement import operations
+from placement import provider_query
 from placement import query
 from placement import util
 from placement.handlers import allocation_candidate as handler
-from placement.handlers import provider_query
 from placement.objects import candidate_request as cr
 from placement.objects import candidate_tree
 
@@ -44,13 +45,17 @@ def parse(query_string, version='1.39'):
     does, then parsed."""
     req = _req(query_string, version)
     return provider_query.candidate_request(
-        req, query.parse(_OPERATION, req))
+        microversion.of(req), query.parse(_OPERATION, req))
 
 
 def error_code(query, version='1.39'):
-    """The code of the 400 that parsing ``query`` raises."""
-    with pytest.raises(webob.exc.HTTPBadRequest) as info:
+    """The code of the 400 that parsing ``query`` raises: the query
+    string's checks raise webob's, what the values mean the project's."""
+    with pytest.raises((webob.exc.HTTPBadRequest,
+                        exception.InvalidQuery)) as info:
         parse(query, version)
+    if isinstance(info.value, exception.InvalidQuery):
+        return info.value.code
     return info.value.comment or errors.DEFAULT
 
 

@@ -7,23 +7,23 @@ import json
 import pytest
 import webob
 
+from placement import contract as api
 from placement import errors
 from placement import microversion
-from placement import operations
 from tests import contract
 
 WIDGET = {'type': 'object', 'properties': {'name': {'type': 'string'}},
           'required': ['name'], 'additionalProperties': False}
 TABLE = (
-    operations.Operation(
+    api.Operation(
         'GET', '/widgets/{name}', None,
-        responses=(operations.Response(200, WIDGET),),
+        responses=(api.Response(200, WIDGET),),
         errors={404: (errors.DEFAULT,)}),
-    operations.Operation(
+    api.Operation(
         'PUT', '/widgets/{name}', None,
-        versions=operations.since(microversion.v1(5)),
-        responses=(operations.Response(201, headers=('Location',)),
-                   operations.Response(204))),
+        versions=api.since(microversion.v1(5)),
+        responses=(api.Response(201, headers=('Location',)),
+                   api.Response(204))),
 )
 
 

@@ -10,11 +10,12 @@ import pytest
 import webob
 import webob.exc
 
+from placement import contract
 from placement import errors
-from placement import handler
 from placement import microversion
 from placement import operations
 from placement import query
+from placement import router
 from placement import util
 from placement import wsgi_wrapper
 from tests.unit import stack
@@ -186,13 +187,13 @@ def _echo(req):
     return util.Result(query.of(req), status=200)
 
 
-_TABLE = (operations.Operation(
+_TABLE = (contract.Operation(
     'GET', '/things', _echo,
-    query=(operations.QueryParam('name', 'A name.'),)),)
+    query=(contract.QueryParam('name', 'A name.'),)),)
 
 
 def _get(query_string, version='latest'):
-    return stack.call(handler.PlacementHandler(_TABLE),
+    return stack.call(router.Router(_TABLE),
                       path=f'/things?{query_string}', version=version)
 
 
