@@ -12,11 +12,39 @@ from placement import exception
 from placement import microversion
 from placement import provider_query
 from placement.reports import areas
+from placement.reports import declaration
 from placement.reports import headroom
 from placement.reports import scope as scope_mod
 
-SELECTION = ('service', 'area', 'resource')
-SCOPE = ('member_of', 'in_tree')
+_AREAS = ', '.join(areas.AREAS)
+#: Which resources a report shows (:func:`selection`).
+SELECTION = (
+    declaration.Argument('service', f'Only this service ({_AREAS}).',
+                         repeatable=True, metavar='SERVICE'),
+    declaration.Argument('area', f'Only this area ({_AREAS}).',
+                         repeatable=True, metavar='AREA'),
+    declaration.Argument('resource', 'Only this resource class.',
+                         repeatable=True, metavar='RESOURCE'),
+)
+#: Which providers a report counts (:func:`scope`).
+SCOPE = (
+    declaration.Argument(
+        'member_of', 'Only providers (or their roots) in these '
+        'aggregates: UUID, in:UUID1,UUID2 or !UUID.', repeatable=True,
+        metavar='AGGREGATES'),
+    declaration.Argument('in_tree', 'Only the tree of this provider.',
+                         metavar='UUID'),
+)
+#: The shape of one workload (:func:`shape`).
+SHAPE = (
+    declaration.Argument(
+        'resources', 'The size of one workload, e.g. '
+        'VCPU:4,MEMORY_MB:8192.', metavar='CLASS:AMOUNT,...',
+        required=True),
+    declaration.Argument(
+        'required', 'Traits the provider must have: T, in:T1,T2 or !T.',
+        repeatable=True, metavar='TRAITS'),
+)
 
 
 def _one(params, name):
