@@ -52,7 +52,7 @@ def answering(report):
         variables = {name: util.path_arg(req, name)
                      for name in report.variables()}
         context = req.environ['placement.context']
-        context.can(report.policy, report.target(variables))
+        context.can(report.policy.name, report.target(variables))
         return util.Result(context.db.read(
             report.build, context.config, params, **variables))
     return answer

@@ -19,7 +19,7 @@ def _operation(report):
     per provider tree and class."""
     return Operation(
         'GET', report.path, reports.answering(report), report.summary,
-        policy=report.policy, query_before_policy=True, large_answer=True,
+        policy=report.policy.name, query_before_policy=True, large_answer=True,
         query=tuple(
             QueryParam(argument.name, argument.help,
                        repeatable_since=mv.BASE if argument.repeatable

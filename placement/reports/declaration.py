@@ -29,13 +29,23 @@ class Argument:
 
 
 @dataclasses.dataclass(frozen=True)
+class Policy:
+    """The oslo.policy rule of a report (reports may share one):
+    :mod:`placement.policies.reports` registers it, with the paths of
+    the reports that enforce it."""
+    name: str
+    check_str: str
+    description: str
+
+
+@dataclasses.dataclass(frozen=True)
 class Report:
     """One JSON report at ``path``."""
     path: str
     #: One line: the OpenAPI summary and the command's help.
     summary: str
-    #: The oslo.policy rule enforced (:mod:`placement.policies.reports`).
-    policy: str
+    #: The oslo.policy rule enforced.
+    policy: Policy
     #: ``build(conn, conf, params, **path variables)``: the document,
     #: ``params`` being ``{argument name: [values]}``.
     build: typing.Callable

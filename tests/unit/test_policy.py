@@ -114,8 +114,12 @@ API_RULES = {
     'placement:reshaper:reshape': (
         'rule:service_api', PROJECT, [('POST', '/reshaper')]),
 }
-# The operators' reports (not in the reference), after its rules.
+# The operators' reports (not in the reference), after its rules, in
+# the order of their modules (placement/reports/declared/).
 REPORT_RULES = {
+    'placement:reports:audit': (
+        'rule:admin_or_service_api', ['project'],
+        [('GET', '/reports/audit')]),
     'placement:reports:capacity': (
         'rule:admin_or_service_api', ['project'],
         [('GET', '/reports/capacity')]),
@@ -125,9 +129,6 @@ REPORT_RULES = {
     'placement:reports:headroom': (
         'rule:admin_or_service_api', ['project'],
         [('GET', '/reports/headroom')]),
-    'placement:reports:audit': (
-        'rule:admin_or_service_api', ['project'],
-        [('GET', '/reports/audit')]),
 }
 # GET /metrics (not in the reference either), last.
 METRICS_RULES = {

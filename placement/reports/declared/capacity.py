@@ -2,7 +2,7 @@
 
 import time
 
-from placement.policies import reports as policies
+from placement.policies import base
 from placement.reports import arguments
 from placement.reports import capacity
 from placement.reports import declaration
@@ -48,12 +48,17 @@ def tables(document):
     return printed
 
 
+POLICY = declaration.Policy(
+    'placement:reports:capacity', base.ADMIN_OR_SERVICE_API,
+    'Report the capacity and usage of the cloud per resource class and '
+    'availability zone.')
+
 REPORTS = (
     declaration.Report(
         '/reports/capacity',
         'Capacity and usage per resource class and availability zone, in '
         'Limes\' cluster shape.',
-        policies.CAPACITY, build, response.REPORT_CAPACITY,
+        POLICY, build, response.REPORT_CAPACITY,
         arguments=(*arguments.SELECTION, *arguments.SCOPE,
                    declaration.Argument(
                        'detail', 'Also each provider tree.', metavar=None)),

@@ -1,6 +1,6 @@
 """GET /reports/headroom and ``placement-manage report headroom``."""
 
-from placement.policies import reports as policies
+from placement.policies import base
 from placement.reports import arguments
 from placement.reports import declaration
 from placement.reports import headroom
@@ -25,10 +25,14 @@ def tables(document):
             f"Not counted: {report['not_counted']}"]
 
 
+POLICY = declaration.Policy(
+    'placement:reports:headroom', base.ADMIN_OR_SERVICE_API,
+    'Report how many more workloads of a given size fit.')
+
 REPORTS = (
     declaration.Report(
         '/reports/headroom', 'How many more workloads of a size fit.',
-        policies.HEADROOM, build, response.REPORT_HEADROOM,
+        POLICY, build, response.REPORT_HEADROOM,
         arguments=(*arguments.SHAPE, *arguments.SCOPE),
         tables=tables, command='headroom'),
 )

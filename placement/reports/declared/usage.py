@@ -3,7 +3,7 @@
 
 import time
 
-from placement.policies import reports as policies
+from placement.policies import base
 from placement.reports import arguments
 from placement.reports import declaration
 from placement.reports import text_table
@@ -52,9 +52,15 @@ def tables(document):
     return printed
 
 
+POLICY = declaration.Policy(
+    'placement:reports:usage',
+    f'{base.ADMIN_OR_SERVICE_API} or {base.PROJECT_READER_API}',
+    'Report the usage of every project, or of one project (a project '
+    'reader may see its own).')
+
 REPORTS = (
     declaration.Report(
-        '/reports/usage', 'Usage per project.', policies.USAGE, build,
+        '/reports/usage', 'Usage per project.', POLICY, build,
         response.REPORT_USAGE,
         arguments=(*arguments.SELECTION, declaration.Argument(
             'sort', 'Sort projects by their usage of this class, largest '
@@ -64,7 +70,7 @@ REPORTS = (
         target=lambda variables: {'project_id': None}),
     declaration.Report(
         '/reports/usage/{project_id}', 'Usage of one project.',
-        policies.USAGE, build_one, response.REPORT_PROJECT_USAGE,
+        POLICY, build_one, response.REPORT_PROJECT_USAGE,
         arguments=(*arguments.SELECTION, declaration.Argument(
             'detail', 'Also each consumer (of one --project).',
             metavar=None)),
