@@ -123,12 +123,12 @@ REPORT_RULES = {
     'placement:reports:capacity': (
         'rule:admin_or_service_api', ['project'],
         [('GET', '/reports/capacity')]),
-    'placement:reports:usage': (
-        'rule:admin_or_service_api or rule:project_reader_api', ['project'],
-        [('GET', '/reports/usage'), ('GET', '/reports/usage/{project_id}')]),
     'placement:reports:headroom': (
         'rule:admin_or_service_api', ['project'],
         [('GET', '/reports/headroom')]),
+    'placement:reports:usage': (
+        'rule:admin_or_service_api or rule:project_reader_api', ['project'],
+        [('GET', '/reports/usage'), ('GET', '/reports/usage/{project_id}')]),
 }
 # GET /metrics (not in the reference either), last.
 METRICS_RULES = {
