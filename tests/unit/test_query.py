@@ -20,6 +20,9 @@ from placement import util
 from placement import wsgi_wrapper
 from tests.unit import stack
 
+#: The newest microversion.
+LATEST = microversion.MAX_VERSION_STRING
+
 PREFIX = 'Invalid query string parameters: '
 
 
@@ -42,11 +45,11 @@ def _req(query_string, version):
     return req
 
 
-def parse(operation, query_string, version='1.39'):
+def parse(operation, query_string, version=LATEST):
     return query.parse(operation, _req(query_string, version))
 
 
-def error(operation, query_string, version='1.39'):
+def error(operation, query_string, version=LATEST):
     """``(detail, code)`` of the 400 of ``query_string``."""
     with pytest.raises(webob.exc.HTTPBadRequest) as info:
         parse(operation, query_string, version)
@@ -88,8 +91,8 @@ def test_enum():
 
 
 @pytest.mark.parametrize('name, version', [
-    ('resources1@', '1.39'), ('resources_A', '1.32'), ('resources0', '1.25'),
-    ('resources' + 'x' * 65, '1.39')])
+    ('resources1@', LATEST), ('resources_A', '1.32'), ('resources0', '1.25'),
+    ('resources' + 'x' * 65, LATEST)])
 def test_regexes(name, version):
     detail, code = error(CANDIDATES, f'{name}=VCPU:1', version)
     assert f"'{name}' does not match any of the regexes: " in detail
