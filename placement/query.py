@@ -28,23 +28,16 @@ import re
 
 import jsonschema
 import webob.exc
-from oslo_utils import uuidutils
 
 from placement import client_text
 from placement import contract
 from placement import errors
 from placement import microversion
+from placement.schemas import formats
 
 ENVIRON = 'placement.query'
 _PREFIX = 'Invalid query string parameters: '
-_FORMAT_CHECKER = jsonschema.FormatChecker()
-
-
-@_FORMAT_CHECKER.checks('uuid')
-def _uuid_like(value):
-    """OpenStack's "uuid-like" (no dashes, braces, ``urn:uuid:``...),
-    whitespace around it ignored: the parsers canonicalise it."""
-    return not isinstance(value, str) or uuidutils.is_uuid_like(value.strip())
+_FORMAT_CHECKER = formats.checker(whitespace_around=True)
 
 
 @dataclasses.dataclass(frozen=True)
