@@ -2,10 +2,8 @@
 (:mod:`placement.reports.declared`): path, what it answers, its policy
 rule, its arguments and its ``placement-manage report`` command."""
 
-from docutils import nodes
-from docutils import statemachine
+import openapi_reference
 from docutils.parsers.rst import Directive
-from sphinx.util import nodes as sphinx_nodes
 
 from placement.reports import declared
 
@@ -43,12 +41,8 @@ def table_lines():
 class ReportTable(Directive):
 
     def run(self):
-        content = statemachine.StringList(table_lines(),
-                                          source='placement.reports')
-        container = nodes.section()
-        container.document = self.state.document
-        sphinx_nodes.nested_parse_with_titles(self.state, content, container)
-        return container.children
+        return openapi_reference.parsed(self.state, table_lines(),
+                                        'placement.reports.declared')
 
 
 def setup(app):
