@@ -221,3 +221,31 @@ def test_query_string_that_is_not_utf8_is_400():
     response = _get('name=%ff')
     assert response.status_code == 400
     assert PREFIX in stack.error_of(response)['detail']
+
+
+# What the table says of the values: request groups and which values
+# count.
+
+def test_the_groups_are_the_suffixes_of_the_group_parameters():
+    params = parse(CANDIDATES, 'resources=VCPU:1&required_NET=A'
+                   '&member_of2=x&in_tree_X=y&limit=1&group_policy=none')
+    assert params.groups() == {'', '_NET', '2', '_X'}
+
+
+def test_no_groups_where_no_parameter_takes_a_suffix():
+    assert parse(PROVIDERS, 'resources=VCPU:1').groups() == frozenset()
+
+
+@pytest.mark.parametrize('version, counted', [
+    (str(microversion.FORBIDDEN_TRAITS), ['B']),
+    (str(microversion.ANY_TRAITS), ['A', 'B'])])
+def test_the_last_required_counts_before_any_traits(version, counted):
+    params = parse(PROVIDERS, 'required=A&required=B', version)
+    assert params['required'] == counted
+    assert params.every('required') == ['A', 'B']
+
+
+def test_every_member_of_is_left_to_its_parser_before_repeats():
+    params = parse(PROVIDERS, 'member_of=a&member_of=b',
+                   str(microversion.MEMBER_OF))
+    assert params['member_of'] == ['a', 'b']
