@@ -11,7 +11,6 @@ from placement import body_limit
 from placement import context
 from placement import fatal
 from placement import fault_wrap
-from placement import handler
 from placement import health
 from placement import memory
 from placement import microversion_middleware
@@ -19,6 +18,7 @@ from placement import policy
 from placement import profiler
 from placement import redirects
 from placement import requestlog
+from placement import router
 from placement import timing
 from placement.db import api as db_api
 from placement.db import migration
@@ -59,7 +59,7 @@ def build_stack(conf, db, enforcer):
     """
     zones.Zones.from_conf(conf)
     profiler.setup(conf, db)
-    application = handler.PlacementHandler()
+    application = router.Router()
     for middleware in (
             microversion_middleware.MicroversionMiddleware,
             context.make_middleware(conf, db, enforcer),

@@ -58,3 +58,13 @@ class ResourceProviderNotFound(BadRequest):
     """A provider named in a multi-provider operation does not exist."""
 
     code = errors.RESOURCE_PROVIDER_NOT_FOUND
+
+
+class InvalidQuery(BadRequest):
+    """A query value (or a report's argument) that means nothing; its
+    ``code`` is the one its meaning gives (from 1.23)."""
+
+    def __init__(self, message, code=None):
+        super().__init__(message)
+        if code is not None:
+            self.code = code

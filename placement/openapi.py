@@ -1,12 +1,12 @@
 """The OpenAPI 3.1 document of the API, generated from the operation table.
 
-One OpenAPI operation per method and URL of
-:data:`placement.operations.OPERATIONS`, and of the JSON reports of
-:data:`placement.operations.REPORTS` (they answer at any microversion). OpenAPI
-has no notion of microversions, so what depends on one carries an
-``x-openstack-microversion`` extension, ``{"min": "1.14", "max":
-"1.39"}`` (inclusive; ``max`` is the newest microversion when nothing
-ends the range earlier):
+One OpenAPI operation per method and URL of the operation table it is
+given (:data:`placement.operations.OPERATIONS`), and of the JSON reports
+(:data:`placement.operations.REPORTS`: they answer at any
+microversion). OpenAPI has no notion of microversions, so what depends
+on one carries an ``x-openstack-microversion`` extension, ``{"min":
+"1.14", "max": "1.39"}`` (inclusive; ``max`` is the newest microversion
+when nothing ends the range earlier):
 
 - on the operation: the microversions at which it exists (before
   ``min`` it is 404, or 405 where the operation says so);
@@ -31,9 +31,9 @@ parameter; authentication is a keystone token in ``X-Auth-Token``.
 import json
 import re
 
+from placement import contract
 from placement import errors
 from placement import microversion
-from placement import operations
 from placement.schemas import response
 
 _ERROR_REF = {'$ref': '#/components/schemas/Error'}
@@ -57,7 +57,7 @@ _ERROR_CAUSES = {
 }
 
 
-def _range(versions, within=operations.ALL):
+def _range(versions, within=contract.ALL):
     """``versions`` as ``{min, max}``, clamped to ``within`` (the
     operation's own range: a parameter declared for every microversion
     exists only where its operation does)."""
@@ -74,7 +74,7 @@ def _variants(items, within):
     branches = [{**item.schema, 'x-openstack-microversion':
                  _range(item.versions, within)} for item in items]
     if len(items) == 1:
-        if items[0].versions == operations.ALL:
+        if items[0].versions == contract.ALL:
             return items[0].schema
         return branches[0]
     return {'anyOf': branches}
@@ -83,7 +83,7 @@ def _variants(items, within):
 def _parameters(operation):
     parameters = [_VERSION_HEADER]
     for name in re.findall(r'{(\w+)}', operation.path):
-        description, schema, example = operations.PATH_PARAMETERS[name]
+        description, schema, example = contract.PATH_PARAMETERS[name]
         parameters.append({'name': name, 'in': 'path', 'required': True,
                            'description': description, 'schema': schema,
                            'example': example})
@@ -152,9 +152,9 @@ def _success_responses(operation):
 
 def _error_statuses(operation):
     """``{status: codes}``: the operation's own errors and the common ones."""
-    statuses = dict(operations.COMMON_ERRORS)
+    statuses = dict(contract.COMMON_ERRORS)
     if operation.authenticated:
-        statuses.update(operations.AUTH_ERRORS)
+        statuses.update(contract.AUTH_ERRORS)
     if operation.versions.first > microversion.MIN_VERSION:
         statuses[operation.too_early_status] = (errors.DEFAULT,)
     if operation.consumes:
@@ -211,13 +211,13 @@ def _error_schema():
     return schema
 
 
-def document():
-    """The OpenAPI document, as a JSON-serialisable dict."""
+def document(operations, reports):
+    """The OpenAPI document of the API's ``operations`` and of the JSON
+    ones of ``reports``, as a JSON-serialisable dict."""
     paths = {}
-    # The JSON reports too (the page, its assets and the metrics are not
-    # JSON).
-    for operation in operations.OPERATIONS + tuple(
-            report for report in operations.REPORTS if report.produces):
+    # The page, its assets and the metrics are not JSON.
+    for operation in operations + tuple(
+            report for report in reports if report.produces):
         paths.setdefault(operation.path, {})[operation.method.lower()] = (
             _operation(operation))
     return {
@@ -260,6 +260,6 @@ def document():
     }
 
 
-def dumps():
+def dumps(operations, reports):
     """The document as committed in ``api-ref/openapi.json``."""
-    return json.dumps(document(), indent=2) + '\n'
+    return json.dumps(document(operations, reports), indent=2) + '\n'

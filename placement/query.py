@@ -1,10 +1,10 @@
 """The query string of a request, validated in one pass as upstream does.
 
 The router calls :func:`parse` once, with the routed
-:class:`~placement.operations.Operation`, after the request checks of
+:class:`~placement.contract.Operation`, after the request checks of
 :mod:`placement.request_checks` and before the handler, which reads the
 result with :func:`of`. The query parameters of an operation
-(:class:`~placement.operations.QueryParam`) make one JSON schema per
+(:class:`~placement.contract.QueryParam`) make one JSON schema per
 microversion range (an object of string properties,
 ``patternProperties`` for suffixed group parameters,
 ``additionalProperties: false``), compiled once. As upstream, the
@@ -19,8 +19,8 @@ upstream. A repeated parameter that may be given once only is 400
 ``placement.query.duplicate_key``.
 
 What the values mean (resource amounts, traits, aggregates...) is
-checked by the parsers of :mod:`placement.handlers.provider_query` and
-of the handlers, which keep their own messages.
+checked by the parsers of :mod:`placement.provider_query` and of the
+handlers, which keep their own messages.
 """
 
 import dataclasses
@@ -28,28 +28,16 @@ import re
 
 import jsonschema
 import webob.exc
-from oslo_utils import uuidutils
 
 from placement import client_text
+from placement import contract
 from placement import errors
 from placement import microversion
+from placement.schemas import formats
 
 ENVIRON = 'placement.query'
-#: What a parameter given more than once (and without
-#: ``repeatable_since``) means: its last value counts, its first, or it
-#: is 400 ``placement.query.duplicate_key``. Every value is validated.
-LAST = 'last'
-FIRST = 'first'
-ONCE = 'once'
 _PREFIX = 'Invalid query string parameters: '
-_FORMAT_CHECKER = jsonschema.FormatChecker()
-
-
-@_FORMAT_CHECKER.checks('uuid')
-def _uuid_like(value):
-    """OpenStack's "uuid-like" (no dashes, braces, ``urn:uuid:``...),
-    whitespace around it ignored: the parsers canonicalise it."""
-    return not isinstance(value, str) or uuidutils.is_uuid_like(value.strip())
+_FORMAT_CHECKER = formats.checker(whitespace_around=True)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -184,17 +172,33 @@ def _check_storable(compiled, values):
 
 
 class Params(dict):
-    """``{name: value}``, a list of values for a parameter with
-    ``repeatable_since``; :meth:`every` also has the values that do not
-    count, for the parsers that check what each means."""
+    """``{name: value}``, for a parameter with ``repeatable_since`` the
+    list of the values that count; :meth:`every` also has the values
+    that do not count, for the parsers that check what each means."""
 
-    def __init__(self, params=(), given=None):
+    def __init__(self, params=(), given=None, groups=()):
         super().__init__(params)
         self._given = given or {}
+        self._groups = frozenset(groups)
 
     def every(self, name):
         """Every value of parameter ``name``, in order."""
         return self._given.get(name, [])
+
+    def groups(self):
+        """The suffixes of the request groups named (``''`` for the
+        unsuffixed one): of the parameters declared with ``suffixes``."""
+        return self._groups
+
+
+def _counted(param, given, version):
+    """The values of a repetition that count at ``version``, per the
+    operation table: every one from ``repeatable_since``, else the one
+    ``repeated`` says (``ONCE``: all, refused by the parameter's own
+    parser in its own words)."""
+    if version >= param.repeatable_since or param.repeated == contract.ONCE:
+        return given
+    return given[:1] if param.repeated == contract.FIRST else given[-1:]
 
 
 def parse(operation, req):
@@ -206,26 +210,29 @@ def parse(operation, req):
     """
     if not operation.query:
         return Params()
-    compiled = _compiled(operation, microversion.of(req))
+    version = microversion.of(req)
+    compiled = _compiled(operation, version)
     values = _values(req)
     _check(compiled.last, {name: given[-1] for name, given in values.items()},
            compiled)
     _check_names(compiled, values)
-    params = {}
+    params, groups = {}, set()
     for name, given in values.items():
         param = compiled.param(name)
+        if param.suffixes:
+            groups.add(name[len(param.name):])
         if param.repeatable_since is not None:
-            params[name] = given
-        elif len(given) > 1 and param.repeated == ONCE:
+            params[name] = _counted(param, given, version)
+        elif len(given) > 1 and param.repeated == contract.ONCE:
             raise webob.exc.HTTPBadRequest(
                 f'Query parameter {name!r} may be specified only once.',
                 comment=errors.ILLEGAL_DUPLICATE_QUERYPARAM)
         else:
-            params[name] = (given[0] if param.repeated == FIRST
+            params[name] = (given[0] if param.repeated == contract.FIRST
                             else given[-1])
     _check_others(compiled, values)
     _check_storable(compiled, values)
-    return Params(params, values)
+    return Params(params, values, groups)
 
 
 def _check_names(compiled, values):
@@ -248,7 +255,7 @@ def _counted_before_last(param, given):
     the values it uses)."""
     if param.repeatable_since is not None:
         return given[:-1]
-    if param.repeated == FIRST:
+    if param.repeated == contract.FIRST:
         return given[:1]
     return []
 

@@ -31,27 +31,18 @@ import json
 
 import jsonschema
 import webob.exc
-from oslo_utils import uuidutils
 
 from placement import client_text
 from placement import exception
 from placement import microversion
+from placement.schemas import formats
 
 #: Where the validated request body is kept for the handler.
 BODY_ENVIRON = 'placement.body'
 # Far deeper than any request body (POST /reshaper's go 7 levels deep):
 # the schema validator and its messages recurse over what they are given.
 _MAX_JSON_DEPTH = 32
-_FORMAT_CHECKER = jsonschema.FormatChecker()
-
-
-@_FORMAT_CHECKER.checks('uuid')
-def _uuid_like(value):
-    """OpenStack's "uuid-like": also without dashes, upper case, in
-    braces or as a ``urn:uuid:``; the object layer stores the canonical
-    form.
-    """
-    return not isinstance(value, str) or uuidutils.is_uuid_like(value)
+_FORMAT_CHECKER = formats.checker()
 
 
 def before_handler(operation, req):

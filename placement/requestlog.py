@@ -11,8 +11,8 @@ import logging
 
 from oslo_middleware import request_id
 
-from placement import handler
 from placement import microversion
+from placement import router
 from placement import timing
 
 LOG = logging.getLogger(__name__)
@@ -44,7 +44,7 @@ class RequestLog:
     def _log_response(self, environ, status_code, length):
         spent = timing.of(environ)
         split = spent.split() if spent is not None else None
-        route = environ.get(handler.ROUTE_ENVIRON, '-')
+        route = environ.get(router.ROUTE_ENVIRON, '-')
         req_id = environ.get(request_id.ENV_REQUEST_ID, '-')
         LOG.info('%s "%s %s" status: %s len: %s microversion: %s '
                  'route: %s time: %s sql: %s request_id: %s',

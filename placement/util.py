@@ -26,7 +26,7 @@ def path_arg(req, name):
 class Result:
     """What a handler answers: the body data and only what varies.
 
-    The router renders it (:func:`placement.handler.render`): the status
+    The router renders it (:func:`placement.router.render`): the status
     and media type come from the operation table.
     """
     #: The JSON body; None: no body.

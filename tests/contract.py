@@ -1,16 +1,16 @@
 """Every response checked against the operation table, as a WSGI middleware.
 
 :class:`ContractChecker` wraps the application the gabbits talk to: for
-each request it finds the :class:`~placement.operations.Operation`
+each request it finds the :class:`~placement.contract.Operation`
 (method and URL template) and the negotiated microversion, and checks
 that the response is one the table declares:
 
-- a success status is that of a :class:`~placement.operations.Response`
+- a success status is that of a :class:`~placement.contract.Response`
   whose range holds the microversion, its JSON body validates against
   that Response's schema (no schema: no body) and its declared headers
   are present;
-- an error status is one of :data:`~placement.operations.COMMON_ERRORS`,
-  :data:`~placement.operations.AUTH_ERRORS` (authenticated operations)
+- an error status is one of :data:`~placement.contract.COMMON_ERRORS`,
+  :data:`~placement.contract.AUTH_ERRORS` (authenticated operations)
   or the operation's ``errors``, or the router's own 404/405 (a URL not
   in the table, a method not declared for it, a method requested before
   its operation's microversions); from 1.23 its error code is one listed
@@ -26,10 +26,11 @@ import json
 
 import jsonschema
 
+from placement import contract
 from placement import errors
-from placement import handler
 from placement import microversion
 from placement import operations
+from placement import router
 
 _ROUTER_ERRORS = {404: (errors.DEFAULT,), 405: (errors.DEFAULT,)}
 
@@ -42,7 +43,7 @@ class Contract:
     """The responses the table declares, by request."""
 
     def __init__(self, table=operations.OPERATIONS + operations.REPORTS):
-        self._routes = handler.Routes(table)
+        self._routes = router.Routes(table)
 
     def operation(self, method, path):
         """``(Operation or None, route_found)`` of a request."""
@@ -79,9 +80,9 @@ class Contract:
 
 def _allowed_errors(operation, routed, version):
     """``{status: codes}`` the request may be answered with."""
-    allowed = dict(operations.COMMON_ERRORS)
+    allowed = dict(contract.COMMON_ERRORS)
     if operation is None or operation.authenticated:
-        allowed.update(operations.AUTH_ERRORS)
+        allowed.update(contract.AUTH_ERRORS)
     if operation is None:
         # Not routed: the router's 404, or 405 for an undeclared method.
         status = 405 if routed else 404

@@ -65,7 +65,7 @@ from placement import microversion
 from placement import operations
 from placement.conf import middleware
 from placement.db import models
-from placement.reports import documents
+from placement.reports import declared
 from tests import database
 from tests.functional import app
 
@@ -349,11 +349,9 @@ QUERY_PARAMS = {
         'required_NET', 'member_of_NET', 'in_tree_NET'),
     '/usages': ('project_id', 'user_id', 'consumer_type'),
     '/traits': ('name', 'associated'),
-    '/reports/capacity': tuple(sorted(documents.CAPACITY_ARGUMENTS)),
-    '/reports/usage': tuple(sorted(documents.USAGE_ARGUMENTS)),
-    '/reports/usage/{project_id}': tuple(sorted(
-        documents.PROJECT_USAGE_ARGUMENTS)),
-    '/reports/headroom': tuple(sorted(documents.HEADROOM_ARGUMENTS)),
+    **{report.path: tuple(sorted(argument.name
+                                 for argument in report.arguments))
+       for report in declared.REPORTS if report.arguments},
 }
 GROUP_PREFIXES = ('resources', 'required', 'member_of', 'in_tree')
 

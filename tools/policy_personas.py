@@ -56,10 +56,10 @@ TABLE = """
 | `placement:resource_providers:allocations:list` | yes | yes | no | no | no | no | no |
 | `placement:allocation_candidates:list` | yes | yes | no | no | no | no | no |
 | `placement:reshaper:reshape` | no (legacy: yes) | yes | no | no | no | no | no |
-| `placement:reports:capacity` | yes | yes | no | no | no | no | no |
-| `placement:reports:usage` | yes | yes | yes | yes | no | no | no |
-| `placement:reports:headroom` | yes | yes | no | no | no | no | no |
 | `placement:reports:audit` | yes | yes | no | no | no | no | no |
+| `placement:reports:capacity` | yes | yes | no | no | no | no | no |
+| `placement:reports:headroom` | yes | yes | no | no | no | no | no |
+| `placement:reports:usage` | yes | yes | yes | yes | no | no | no |
 | `placement:metrics` | yes | yes | no | no | no | no | no |
 """  # noqa: E501 (the rows as the spec has them)
 
@@ -189,11 +189,11 @@ REQUESTS = {
                                    'inventories': {}}},
          'allocations': {}}),
     # The operators' reports (not in the spec's table).
+    'placement:reports:audit': ('GET', '/reports/audit', 200),
     'placement:reports:capacity': ('GET', '/reports/capacity', 200),
-    'placement:reports:usage': ('GET', f'/reports/usage/{PROJECT}', 200),
     'placement:reports:headroom': (
         'GET', '/reports/headroom?resources=VCPU:1', 200),
-    'placement:reports:audit': ('GET', '/reports/audit', 200),
+    'placement:reports:usage': ('GET', f'/reports/usage/{PROJECT}', 200),
     'placement:metrics': ('GET', '/metrics', 200),
 }
 

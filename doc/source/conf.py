@@ -25,6 +25,7 @@ extensions = [
     'oslo_policy.sphinxext',
     'reno.sphinxext',
     'openapi_reference',
+    'report_table',
 ]
 
 

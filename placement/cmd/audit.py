@@ -15,10 +15,10 @@ import json
 import logging
 import sys
 
-from placement.cmd import text_table
 from placement.db import api as db_api
 from placement.objects import resource_provider
 from placement.reports import audit
+from placement.reports import text_table
 
 LOG = logging.getLogger(__name__)
 CLEAN, FOUND, ERROR = 0, 1, 2

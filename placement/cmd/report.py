@@ -11,146 +11,68 @@
         [--format table|json]
 
 The same documents as GET /reports/..., for admins on a controller node
-without a token; ``table`` (the default) prints them as tables.
+without a token; ``table`` (the default) prints them as tables. The
+commands and their options are derived from the reports' declarations
+(:mod:`placement.reports.declared`): a command per ``command`` named,
+an option per argument and per path variable.
 """
 
 import json
 import sys
 
-import webob.exc
-
 from placement import exception
-from placement.cmd import text_table
 from placement.db import api as db_api
-from placement.reports import documents
+from placement.reports import declared
 from placement.reports import zones
 
-# The repeatable options, named as the query arguments they stand for.
-_LIST_OPTIONS = {
-    'service': 'Only this service (compute, network, storage).',
-    'area': 'Only this area (compute, network, storage).',
-    'resource': 'Only this resource class.',
-    'member_of': 'Only providers (or their roots) in these aggregates: '
-                 'UUID, in:UUID1,UUID2 or !UUID.',
-    'required': 'Traits the provider must have: T, in:T1,T2 or !T.',
-}
+
+def _commands():
+    """``{command: [Report, ...]}``, the reports with most path
+    variables first (the one whose variables are all given answers)."""
+    commands = {}
+    for report in declared.REPORTS:
+        if report.command is not None:
+            commands.setdefault(report.command, []).append(report)
+    return {command: sorted(reports, key=lambda report:
+                            -len(report.variables()))
+            for command, reports in commands.items()}
 
 
-_table = text_table.table
-
-
-def _capacity_tables(document):
-    """One row per resource and zone; with --detail one per resource and
-    tree. A class can be a resource of two services (areas)."""
-    headers = ['Service', 'Resource', 'Unit', 'Zone', 'Capacity',
-               'Raw capacity', 'Usage', 'Free']
-    rows, subcapacities = [], []
-    for service in document['cluster']['services']:
-        for resource in service['resources']:
-            for zone, numbers in [('(all)', resource),
-                                  *[(entry['name'], entry) for entry in
-                                    resource['per_availability_zone']]]:
-                rows.append([service['type'], resource['name'],
-                             resource.get('unit', ''), zone,
-                             numbers['capacity'],
-                             numbers.get('raw_capacity', ''),
-                             numbers['usage'],
-                             numbers['capacity'] - numbers['usage']])
-            for sub in resource.get('subcapacities', ()):
-                subcapacities.append([
-                    sub['name'], service['type'], resource['name'],
-                    sub['zone'], sub['capacity'],
-                    sub.get('raw_capacity', ''), sub['usage'],
-                    ' '.join(sub['traits'])])
-    tables = [_table(headers, rows)]
-    if subcapacities:
-        tables.append(_table(['Provider', 'Service', 'Resource', 'Zone',
-                              'Capacity', 'Raw capacity', 'Usage',
-                              'Traits'], subcapacities))
-    return tables
-
-
-def _usage_of(project):
-    """``{class name: usage}``, summed over the services of a class."""
-    usage = {}
-    for service in project['services']:
-        for resource in service['resources']:
-            usage[resource['name']] = (usage.get(resource['name'], 0)
-                                       + resource['usage'])
-    return usage
-
-
-def _usage_tables(document):
-    projects = document.get('projects') or [document['project']]
-    usages = [(project['id'], _usage_of(project)) for project in projects]
-    classes = sorted({name for _id, used in usages for name in used})
-    tables = [_table(['Project', *classes],
-                     [[project, *(used.get(name, 0) for name in classes)]
-                      for project, used in usages])]
-    consumer_types = document.get('project', {}).get('consumer_types')
-    if consumer_types:
-        tables.append(_table(
-            ['Consumer', 'Type', 'Usage'],
-            [[consumer['uuid'], entry['type'],
-              ', '.join(f'{name}={amount}' for name, amount
-                        in sorted(consumer['usage'].items()))]
-             for entry in consumer_types for consumer in entry['consumers']]))
-    return tables
-
-
-def _headroom_tables(document):
-    report = document['headroom']
-    rows = [[zone['name'], zone['count'], zone['providers']]
-            for zone in report['per_availability_zone']]
-    rows.append(['(all)', report['count'], report['providers']])
-    return [_table(['Zone', 'Fit', 'Providers'], rows),
-            f"Counted: {report['counted']}",
-            f"Not counted: {report['not_counted']}"]
-
-
-def _usage(conn, conf, params, project=None):
-    if project is not None:
-        return documents.project_usage(conn, conf, params, project)
-    return documents.usage(conn, conf, params)
-
-
-# report: (build the document, print it as tables, its arguments)
-_REPORTS = {
-    'capacity': (documents.capacity, _capacity_tables,
-                 documents.CAPACITY_ARGUMENTS),
-    'usage': (_usage, _usage_tables,
-              documents.USAGE_ARGUMENTS | documents.PROJECT_USAGE_ARGUMENTS),
-    'headroom': (documents.headroom, _headroom_tables,
-                 documents.HEADROOM_ARGUMENTS),
-}
-
-
-def _params(args, names):
+def _params(args, report):
     """``{argument: [values]}`` of the options given on the command line."""
     params = {}
-    for name in names:
-        value = getattr(args, name)
+    for argument in report.arguments:
+        value = getattr(args, argument.name)
         if value in (None, [], False):
             continue
-        if value is True:  # --detail
+        if value is True:  # a flag
             value = ''
-        params[name] = value if isinstance(value, list) else [value]
+        params[argument.name] = value if isinstance(value, list) else [value]
     return params
+
+
+def _chosen(reports, args):
+    """The report of the command whose path variables are all given, and
+    their values."""
+    for report in reports:
+        variables = {name: getattr(args, option) for name, (option, _help)
+                     in report.path_options.items()}
+        if None not in variables.values():
+            return report, variables
+    raise ValueError(f'no report of {reports} without options')
 
 
 def run(commands):
     """Print the report the command line asks for; 1 for bad input."""
     conf = commands.conf
     args = conf.command
-    build, tables, names = _REPORTS[args.report]
-    extra = {'project': args.project} if args.report == 'usage' else {}
+    report, variables = _chosen(_commands()[args.report], args)
     database = db_api.connected(conf.placement_database)
     try:
-        document = database.read(build, conf, _params(args, names),
-                                 **extra)
-    except (webob.exc.HTTPBadRequest, exception.PlacementError,
-            zones.ZoneMapError) as exc:
-        print(getattr(exc, 'detail', None) or exc, file=sys.stderr)
+        document = database.read(report.build, conf, _params(args, report),
+                                 **variables)
+    except (exception.PlacementError, zones.ZoneMapError) as exc:
+        print(exc, file=sys.stderr)
         return 1
     finally:
         database.dispose()
@@ -158,51 +80,52 @@ def run(commands):
         # Detailed lists are generators, made as they are written.
         print(json.dumps(document, indent=2, default=list))
     else:
-        print('\n\n'.join(tables(document)))
+        print('\n\n'.join(report.tables(document)))
     return 0
 
 
-def _add_list_option(parser, name, metavar):
-    parser.add_argument(f"--{name.replace('_', '-')}", dest=name,
-                        action='append', default=[], metavar=metavar,
-                        help=_LIST_OPTIONS[name])
+def _option(name):
+    return f"--{name.replace('_', '-')}"
+
+
+def _add_arguments(parser, reports):
+    """An option per argument (once, however many reports take it) and
+    per path variable."""
+    added = set()
+    for report in reports:
+        for argument in report.arguments:
+            if argument.name in added:
+                continue
+            added.add(argument.name)
+            if argument.metavar is None:
+                parser.add_argument(_option(argument.name),
+                                    dest=argument.name, action='store_true',
+                                    help=argument.help)
+            elif argument.repeatable:
+                parser.add_argument(
+                    _option(argument.name), dest=argument.name,
+                    action='append', default=[], metavar=argument.metavar,
+                    required=argument.required, help=argument.help)
+            else:
+                parser.add_argument(
+                    _option(argument.name), dest=argument.name,
+                    metavar=argument.metavar, required=argument.required,
+                    help=argument.help)
+        for option, help_text in report.path_options.values():
+            parser.add_argument(_option(option), dest=option,
+                                help=help_text)
 
 
 def add_parsers(subparsers):
-    """The ``report`` command and its three reports."""
+    """The ``report`` command and a command per declared report."""
     report = subparsers.add_parser('report', help='Capacity reports')
-    reports = report.add_subparsers(dest='report', metavar='<report>')
-    reports.required = True
-    parsers = {
-        'capacity': reports.add_parser(
-            'capacity', help='Capacity and usage per resource class and '
-                             'availability zone.'),
-        'usage': reports.add_parser(
-            'usage', help='Usage per project.'),
-        'headroom': reports.add_parser(
-            'headroom', help='How many more workloads of a size fit.'),
-    }
-    for parser in parsers.values():
+    parsers = report.add_subparsers(dest='report', metavar='<report>')
+    parsers.required = True
+    for command, reports in _commands().items():
+        # The report of the command without path variables says what
+        # the command does.
+        parser = parsers.add_parser(command, help=reports[-1].summary)
         parser.add_argument('--format', choices=('table', 'json'),
                             default='table')
         parser.set_defaults(func=run)
-    for name in ('capacity', 'usage'):
-        for option in ('service', 'area', 'resource'):
-            _add_list_option(parsers[name], option, option.upper())
-        parsers[name].add_argument(
-            '--detail', action='store_true',
-            help='Also each provider tree (capacity) or consumer (usage '
-                 'of one --project).')
-    for name in ('capacity', 'headroom'):
-        _add_list_option(parsers[name], 'member_of', 'AGGREGATES')
-        parsers[name].add_argument(
-            '--in-tree', dest='in_tree', metavar='UUID',
-            help='Only the tree of this provider.')
-    parsers['usage'].add_argument('--project', help='Only this project.')
-    parsers['usage'].add_argument(
-        '--sort', metavar='CLASS',
-        help='Sort projects by their usage of this class, largest first.')
-    parsers['headroom'].add_argument(
-        '--resources', required=True, metavar='CLASS:AMOUNT,...',
-        help='The size of one workload, e.g. VCPU:4,MEMORY_MB:8192.')
-    _add_list_option(parsers['headroom'], 'required', 'TRAITS')
+        _add_arguments(parser, reports)

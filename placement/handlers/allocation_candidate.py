@@ -1,15 +1,15 @@
 """Handler of GET /allocation_candidates: ask, render.
 
 The validated query string becomes a :class:`CandidateRequest`
-(:func:`placement.handlers.provider_query.candidate_request`); the
+(:func:`placement.provider_query.candidate_request`); the
 object layer answers it with :class:`Candidates`, which are rendered for
 the request's microversion.
 """
 
 from placement import microversion
+from placement import provider_query
 from placement import query
 from placement import util
-from placement.handlers import provider_query
 from placement.metrics import candidates as candidate_metrics
 from placement.objects import allocation_candidate as candidate_obj
 
@@ -93,7 +93,8 @@ def render(req, request, found):
 
 def list_allocation_candidates(req):
     context = req.environ['placement.context']
-    request = provider_query.candidate_request(req, query.of(req))
+    request = provider_query.candidate_request(microversion.of(req),
+                                               query.of(req))
     with provider_query.resources_named_known():
         found = context.db.read(candidate_obj.get_candidates, request,
                                 context.config)

@@ -5,13 +5,12 @@ import functools
 from placement import util
 
 
-@functools.cache
-def _document():
-    # Imported here: the document is generated from the operation table,
-    # which imports this module for its handler.
-    from placement import openapi
-    return openapi.document()
+def serving(build):
+    """The handler of the document ``build()`` makes (once, when first
+    asked for): the table it describes is given by whoever assembles
+    it (:mod:`placement.operations`), which this handler is part of."""
+    document = functools.cache(build)
 
-
-def get_document(req):
-    return util.Result(_document())
+    def get_document(req):
+        return util.Result(document())
+    return get_document

@@ -1,8 +1,8 @@
 """Handlers of the operators' reports under /reports (not microversioned).
 
-GET /reports/capacity, /reports/usage, /reports/usage/{project_id},
-/reports/headroom and /reports/audit answer JSON; GET /reports/ is the
-web page, which reads only those, and /reports/static/{name} its assets.
+The JSON reports (:mod:`placement.reports.declared`) are answered by
+:func:`answering`; GET /reports/ is the web page, which reads only
+those, and /reports/static/{name} its assets.
 """
 
 import importlib.resources
@@ -13,8 +13,6 @@ import webob.exc
 
 from placement import query
 from placement import util
-from placement.policies import reports as policies
-from placement.reports import documents
 
 _STATIC = importlib.resources.files('placement.reports') / 'static'
 #: The only names served: nothing outside the directory, whatever is asked.
@@ -34,51 +32,30 @@ _PAGE_HEADERS = {
 }
 
 
-def _answer(req, rule, build, target=None, **kwargs):
-    """The JSON document ``build`` makes of the request's arguments.
+def answering(report):
+    """The handler of ``report``
+    (:class:`placement.reports.declaration.Report`).
 
-    The arguments are checked as every query string is (unknown ones and
-    repeats of a single one are 400), then the policy ``rule`` against
-    ``target`` (the requester's own project by default): here, not
-    before the handler (``query_before_policy`` in the operation table).
+    Its arguments are checked as every query string is (unknown ones
+    and repeats of a single one are 400), then its policy rule against
+    its target: here, not before the handler (``query_before_policy``
+    in the operation table).
     """
-    given = query.of(req)
-    params = {name: given.every(name) for name in given}
-    context = req.environ['placement.context']
-    context.can(rule, target)
-    return util.Result(
-        context.db.read(build, context.config, params, **kwargs))
-
-
-def get_capacity(req):
-    return _answer(req, policies.CAPACITY, documents.capacity)
-
-
-def list_usage(req):
-    # No project in the target: only admins and services see them all.
-    return _answer(req, policies.USAGE, documents.usage, {'project_id': None})
-
-
-def get_project_usage(req):
-    project_id = util.path_arg(req, 'project_id')
-    return _answer(req, policies.USAGE, documents.project_usage,
-                   {'project_id': project_id}, project_id=project_id)
-
-
-def get_headroom(req):
-    return _answer(req, policies.HEADROOM, documents.headroom)
-
-
-def get_audit(req):
-    """The audit takes no argument: one given (live consumers, say) is
-    refused rather than ignored, so that nobody thinks it counted."""
-    if req.GET:
-        raise webob.exc.HTTPBadRequest(
-            'Invalid query string parameters: '
-            f'{next(iter(req.GET))!r} was unexpected '
-            '(the audit takes none; the live consumers are an option of '
-            'placement-manage audit)')
-    return _answer(req, policies.AUDIT, documents.audit)
+    def answer(req):
+        if report.refuses_arguments and req.GET:
+            raise webob.exc.HTTPBadRequest(
+                'Invalid query string parameters: '
+                f'{next(iter(req.GET))!r} was unexpected '
+                f'{report.refuses_arguments}')
+        given = query.of(req)
+        params = {name: given.every(name) for name in given}
+        variables = {name: util.path_arg(req, name)
+                     for name in report.variables()}
+        context = req.environ['placement.context']
+        context.can(report.policy.name, report.target(variables))
+        return util.Result(context.db.read(
+            report.build, context.config, params, **variables))
+    return answer
 
 
 def _file_response(name):

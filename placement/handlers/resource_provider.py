@@ -3,10 +3,10 @@
 from oslo_utils import uuidutils
 
 from placement import microversion
+from placement import provider_query
 from placement import query
 from placement import request_checks
 from placement import util
-from placement.handlers import provider_query
 from placement.objects import name_table
 from placement.objects import provider_filter
 from placement.objects import resource_provider as rp_obj
@@ -74,7 +74,7 @@ def _provider_response(req, row, location=None):
 
 def list_resource_providers(req):
     context = req.environ['placement.context']
-    filters = provider_query.list_filter(req, query.of(req))
+    filters = provider_query.list_filter(microversion.of(req), query.of(req))
     with provider_query.resources_named_known():
         providers, last_modified = context.db.read(
             _serialised_providers, req, filters)

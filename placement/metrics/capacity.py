@@ -20,9 +20,9 @@ from prometheus_client import core
 from placement.db import api as db_api
 from placement.db import failures
 from placement.objects import resource_class
-from placement.reports import documents
 from placement.reports import inventory
 from placement.reports import scope
+from placement.reports.declared import capacity as capacity_report
 
 _EXPORTER = 'openstack_placement_'
 _PROVIDER_LABELS = ('hostname', 'resourcetype')
@@ -123,7 +123,7 @@ def read(conn, conf):
     transaction."""
     per_provider = _per_provider(conn) if conf.metrics.per_provider else b''
     return prometheus_client.generate_latest(_Families(
-        [_up(1), *_from_report(documents.capacity(conn, conf, {}))])
+        [_up(1), *_from_report(capacity_report.build(conn, conf, {}))])
     ) + per_provider
 
 

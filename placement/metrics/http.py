@@ -10,8 +10,8 @@ requests ``placement-api`` accepted on ``[metrics] listen_port``.
 
 import webob.exc
 
-from placement import handler
 from placement import operations
+from placement import router
 from placement import timing
 from placement.metrics import definitions
 from placement.metrics import exposition
@@ -29,19 +29,19 @@ class _Routes:
     answered before routing (401, /healthcheck) the table's match."""
 
     def __init__(self, extra_paths):
-        self._routes = handler.Routes(
+        self._routes = router.Routes(
             operations.OPERATIONS + operations.REPORTS)
         self._extra = frozenset(extra_paths)
 
     def of(self, environ):
-        route = environ.get(handler.ROUTE_ENVIRON)
+        route = environ.get(router.ROUTE_ENVIRON)
         if route is not None:
             return route
         path = environ.get('PATH_INFO', '')
         if path in self._extra:
             return path
         found = self._routes.match(path)
-        return UNMATCHED if found is None else handler.template(found[1])
+        return UNMATCHED if found is None else router.template(found[1])
 
 
 def _observe(environ, route, status, response_length):

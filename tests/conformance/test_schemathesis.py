@@ -19,13 +19,15 @@ import pytest
 import schemathesis
 from schemathesis import checks
 
+from placement import contract
 from placement import openapi
 from placement import operations
 from tests.functional import server
 
 pytestmark = pytest.mark.conformance
 
-SCHEMA = schemathesis.openapi.from_dict(openapi.document())
+SCHEMA = schemathesis.openapi.from_dict(
+    openapi.document(operations.OPERATIONS, operations.REPORTS))
 CHECKS = [
     checks.not_a_server_error,
     checks.status_code_conformance,
@@ -49,18 +51,18 @@ def _request(endpoint, method, path, body=None):
 
 def _seed(endpoint):
     """What the path examples of the document name."""
-    provider = operations.EXAMPLE_PROVIDER
+    provider = contract.EXAMPLE_PROVIDER
     _request(endpoint, 'POST', '/resource_providers',
              {'name': 'example', 'uuid': provider})
     _request(endpoint, 'PUT', f'/resource_providers/{provider}/inventories',
              {'resource_provider_generation': 0,
               'inventories': {'VCPU': {'total': 64}}})
-    _request(endpoint, 'PUT', f'/allocations/{operations.EXAMPLE_CONSUMER}',
+    _request(endpoint, 'PUT', f'/allocations/{contract.EXAMPLE_CONSUMER}',
              {'allocations': {provider: {'resources': {'VCPU': 2}}},
               'project_id': 'project', 'user_id': 'user',
               'consumer_generation': None, 'consumer_type': 'INSTANCE'})
-    _request(endpoint, 'PUT', f'/traits/{operations.EXAMPLE_NAME}')
-    _request(endpoint, 'PUT', f'/resource_classes/{operations.EXAMPLE_NAME}')
+    _request(endpoint, 'PUT', f'/traits/{contract.EXAMPLE_NAME}')
+    _request(endpoint, 'PUT', f'/resource_classes/{contract.EXAMPLE_NAME}')
 
 
 @pytest.fixture(scope='module')

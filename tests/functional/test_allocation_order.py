@@ -8,6 +8,11 @@ lists.
 
 import pytest
 
+from placement import microversion
+
+#: The newest microversion.
+LATEST = microversion.MAX_VERSION_STRING
+
 pytestmark = pytest.mark.db
 
 CONSUMER = '5c000000-0000-4000-8000-000000000001'
@@ -29,7 +34,7 @@ def _providers(api):
     return first, second
 
 
-@pytest.mark.parametrize('version', ['1.12', '1.28', '1.39'])
+@pytest.mark.parametrize('version', ['1.12', '1.28', LATEST])
 def test_allocations_are_answered_in_the_order_written(api, version):
     first, second = _providers(api)
     body = {'allocations': {

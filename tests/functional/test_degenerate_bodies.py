@@ -17,12 +17,13 @@ import re
 import jsonschema
 import pytest
 
+from placement import contract
 from placement import microversion
 from placement import operations
 
 pytestmark = pytest.mark.db
 
-PROVIDER = operations.EXAMPLE_PROVIDER
+PROVIDER = contract.EXAMPLE_PROVIDER
 #: Object keys tried against a ``patternProperties`` pattern, in order:
 #: a standard class, a custom one, the unsuffixed request group, a uuid.
 _KEYS = ('VCPU', 'CUSTOM_GOLD', '', PROVIDER)
@@ -161,7 +162,7 @@ def _cases():
 
 def _url(operation):
     url = operation.path
-    for name, (_doc, _schema, example) in operations.PATH_PARAMETERS.items():
+    for name, (_doc, _schema, example) in contract.PATH_PARAMETERS.items():
         url = url.replace(f'{{{name}}}', example)
     return url
 
@@ -196,7 +197,7 @@ def world(api):
                             'CUSTOM_GOLD': {'total': 4}}},
     ).status_int == 200
     assert api.request(
-        'PUT', f'/allocations/{operations.EXAMPLE_CONSUMER}', body={
+        'PUT', f'/allocations/{contract.EXAMPLE_CONSUMER}', body={
             'allocations': {PROVIDER: {'resources': {'VCPU': 1}}},
             'project_id': 'p', 'user_id': 'u', 'consumer_generation': None,
             'consumer_type': 'INSTANCE'}).status_int == 204

@@ -5,6 +5,7 @@ exactly where it declares ``consumes``."""
 
 import pytest
 
+from placement import contract
 from placement import microversion
 from placement import operations
 
@@ -16,7 +17,7 @@ _IDS = [f'{op.method} {op.path}' for op in _OPERATIONS]
 
 def _url(operation):
     url = operation.path
-    for name, (_doc, _schema, example) in operations.PATH_PARAMETERS.items():
+    for name, (_doc, _schema, example) in contract.PATH_PARAMETERS.items():
         url = url.replace(f'{{{name}}}', example)
     return url
 

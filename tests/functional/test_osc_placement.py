@@ -11,7 +11,11 @@ import uuid
 
 import pytest
 
+from placement import microversion
 from tests.functional import server
+
+#: The newest microversion.
+LATEST = microversion.MAX_VERSION_STRING
 
 pytestmark = pytest.mark.db
 
@@ -26,7 +30,7 @@ def endpoint(tmp_path_factory):
 def osc(endpoint):
     """Run an `openstack` command; its parsed JSON output (or None)."""
 
-    def run(*args, version='1.39', fmt=True):
+    def run(*args, version=LATEST, fmt=True):
         command = [
             server.venv_command('openstack'),
             '--os-auth-type', 'admin_token', '--os-token', 'admin',
@@ -235,7 +239,7 @@ def test_resource_usage_commands(osc):
     rp_uuid = _compute_provider(osc, 'osc-usage')
     project, user, other_user = (str(uuid.uuid4()) for _ in range(3))
 
-    def claim(user_id, resources, *type_args, version='1.39'):
+    def claim(user_id, resources, *type_args, version=LATEST):
         osc('resource', 'provider', 'allocation', 'set', str(uuid.uuid4()),
             '--allocation', f'rp={rp_uuid},{resources}',
             '--project-id', project, '--user-id', user_id, *type_args,
@@ -256,9 +260,9 @@ def test_resource_usage_commands(osc):
         assert usage('--user-id', user, version=version) == {
             'VCPU': 3, 'MEMORY_MB': 640}
     # From 1.38 the client shows each consumer type as a "class".
-    assert usage(version='1.39') == {
+    assert usage(version=LATEST) == {
         'INSTANCE': {'consumer_count': 2, 'VCPU': 3, 'MEMORY_MB': 512},
         'MIGRATION': {'consumer_count': 1, 'VCPU': 4},
         'unknown': {'consumer_count': 1, 'MEMORY_MB': 128}}
-    assert usage('--user-id', other_user, version='1.39') == {
+    assert usage('--user-id', other_user, version=LATEST) == {
         'MIGRATION': {'consumer_count': 1, 'VCPU': 4}}

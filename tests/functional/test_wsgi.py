@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from placement import microversion
 from tests.functional import commands
 from tests.functional import schema
 
@@ -52,7 +53,7 @@ def assert_serves_root(result):
     status, body = result.stdout.split('\n', 1)
     assert status == '200'
     version = json.loads(body)['versions'][0]
-    assert version['max_version'] == '1.39'
+    assert version['max_version'] == microversion.MAX_VERSION_STRING
     assert version['min_version'] == '1.0'
 
 

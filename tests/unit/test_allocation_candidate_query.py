@@ -13,14 +13,18 @@ import webob
 import webob.exc
 
 from placement import errors
+from placement import exception
 from placement import microversion
 from placement import operations
+from placement import provider_query
 from placement import query
 from placement import util
 from placement.handlers import allocation_candidate as handler
-from placement.handlers import provider_query
 from placement.objects import candidate_request as cr
 from placement.objects import candidate_tree
+
+#: The newest microversion.
+LATEST = microversion.MAX_VERSION_STRING
 
 UUID1 = 'ffffffff-0000-4000-8000-000000000001'
 UUID2 = 'ffffffff-0000-4000-8000-000000000002'
@@ -39,18 +43,22 @@ _OPERATION = next(operation for operation in operations.OPERATIONS
                   if operation.path == '/allocation_candidates')
 
 
-def parse(query_string, version='1.39'):
+def parse(query_string, version=LATEST):
     """The CandidateRequest of ``query_string``: validated as the router
     does, then parsed."""
     req = _req(query_string, version)
     return provider_query.candidate_request(
-        req, query.parse(_OPERATION, req))
+        microversion.of(req), query.parse(_OPERATION, req))
 
 
-def error_code(query, version='1.39'):
-    """The code of the 400 that parsing ``query`` raises."""
-    with pytest.raises(webob.exc.HTTPBadRequest) as info:
+def error_code(query, version=LATEST):
+    """The code of the 400 that parsing ``query`` raises: the query
+    string's checks raise webob's, what the values mean the project's."""
+    with pytest.raises((webob.exc.HTTPBadRequest,
+                        exception.InvalidQuery)) as info:
         parse(query, version)
+    if isinstance(info.value, exception.InvalidQuery):
+        return info.value.code
     return info.value.comment or errors.DEFAULT
 
 
@@ -75,7 +83,7 @@ def test_bad_resources(query):
     assert error_code(query) == errors.DEFAULT
 
 
-@pytest.mark.parametrize('version', ['1.10', '1.39'])
+@pytest.mark.parametrize('version', ['1.10', LATEST])
 def test_resources_given_twice_the_last_counts(version):
     found = group(parse('resources=VCPU:1&resources=DISK_GB:2', version))
     assert found.resources == {'DISK_GB': 2}
@@ -134,7 +142,7 @@ def test_huge_limit():
     assert parse('resources=VCPU:1&limit=' + '9' * 30).limit == sys.maxsize
 
 
-@pytest.mark.parametrize('version', ['1.16', '1.39'])
+@pytest.mark.parametrize('version', ['1.16', LATEST])
 def test_limit_given_twice_the_first_counts(version):
     assert parse('resources=VCPU:1&limit=3&limit=2', version).limit == 3
 
@@ -159,7 +167,7 @@ def test_required_repeated_and_any_of():
     query = 'resources=VCPU:1&required=in:A,B&required=C,!D'
     # "only supported since microversion 1.39", as upstream.
     assert error_code(query, '1.38') == errors.DEFAULT
-    found = group(parse(query, '1.39'))
+    found = group(parse(query, LATEST))
     assert set(found.required_traits) == {
         frozenset({'A', 'B'}), frozenset({'C'})}
     assert found.forbidden_traits == {'D'}
@@ -304,7 +312,7 @@ def test_granular_repeated_member_of_and_required():
 
 # group_policy (1.25): required with more than one suffixed group.
 
-@pytest.mark.parametrize('version', ['1.25', '1.39'])
+@pytest.mark.parametrize('version', ['1.25', LATEST])
 def test_group_policy_given_twice_the_first_counts(version):
     query = 'resources1=VCPU:1&group_policy=isolate&group_policy=none'
     assert parse(query, version).group_policy == 'isolate'
@@ -514,7 +522,7 @@ def test_render_keeps_the_engine_order():
 def test_render_nothing():
     assert render('1.10', []) == {
         'allocation_requests': [], 'provider_summaries': {}}
-    assert render('1.39', [], {}) == {
+    assert render(LATEST, [], {}) == {
         'allocation_requests': [], 'provider_summaries': {}}
 
 

@@ -7,23 +7,24 @@ import json
 import pytest
 import webob
 
+from placement import contract as api
 from placement import errors
 from placement import microversion
-from placement import operations
+from placement.reports import declared as declared_reports
 from tests import contract
 
 WIDGET = {'type': 'object', 'properties': {'name': {'type': 'string'}},
           'required': ['name'], 'additionalProperties': False}
 TABLE = (
-    operations.Operation(
+    api.Operation(
         'GET', '/widgets/{name}', None,
-        responses=(operations.Response(200, WIDGET),),
+        responses=(api.Response(200, WIDGET),),
         errors={404: (errors.DEFAULT,)}),
-    operations.Operation(
+    api.Operation(
         'PUT', '/widgets/{name}', None,
-        versions=operations.since(microversion.v1(5)),
-        responses=(operations.Response(201, headers=('Location',)),
-                   operations.Response(204))),
+        versions=api.since(microversion.v1(5)),
+        responses=(api.Response(201, headers=('Location',)),
+                   api.Response(204))),
 )
 
 
@@ -102,3 +103,75 @@ def test_the_router_errors_are_declared():
     with pytest.raises(contract.ContractViolation):
         _send(_answering(405, not_allowed, version='1.4'), 'PUT',
               '/widgets/w')
+
+
+# The reports' declared schemas (placement/reports/declared/): the
+# gabbits' answers are checked against them, so a broken body fails.
+
+_PROVIDER = 'b8c3c3c4-8e26-4e1a-9b8a-2b6c9f1f4a11'
+_VCPU = {'name': 'VCPU', 'capacity': 8, 'usage': 2,
+         'per_availability_zone': [{'name': 'az1', 'capacity': 8,
+                                    'usage': 2}]}
+_PROJECT = {'id': 'p1', 'services': [{
+    'type': 'compute', 'area': 'compute', 'scraped_at': 1,
+    'resources': [{'name': 'VCPU', 'usage': 2}]}]}
+_FINDING = {'description': 'd', 'counts': 'providers', 'count': 0,
+            'examples': []}
+_AUDIT_FINDINGS = ('over_capacity', 'allocations_without_inventory',
+                   'consumers_in_several_trees',
+                   'consumers_without_allocations',
+                   'allocations_without_consumer',
+                   'consumers_without_project', 'consumers_without_user',
+                   'providers_without_root', 'providers_with_wrong_root',
+                   'providers_with_parent_in_other_tree',
+                   'providers_with_broken_parent_chain')
+#: ``(path, a well-formed document, the same broken)``.
+_REPORT_BODIES = [
+    ('/reports/capacity',
+     {'cluster': {'id': 'c', 'min_scraped_at': 1, 'max_scraped_at': 1,
+                  'services': [{'type': 'compute', 'area': 'compute',
+                                'min_scraped_at': 1, 'max_scraped_at': 1,
+                                'resources': [_VCPU]}]}},
+     {'cluster': {'id': 'c', 'services': [{
+         'type': 'compute', 'area': 'compute',
+         'resources': [{**_VCPU, 'usage': '2'}]}]}}),
+    ('/reports/usage', {'projects': [_PROJECT]},
+     {'projects': [{**_PROJECT, 'services': [{'type': 'compute',
+                                              'resources': [{}]}]}]}),
+    ('/reports/usage/p1', {'project': _PROJECT},
+     {'project': {'id': 'p1'}}),
+    ('/reports/headroom',
+     {'headroom': {'resources': {'VCPU': 4}, 'count': 3, 'providers': 2,
+                   'per_availability_zone': [
+                       {'name': 'az1', 'count': 3, 'providers': 2}],
+                   'counted': 'a', 'not_counted': 'b'}},
+     {'headroom': {'resources': {'VCPU': 0}, 'count': -1}}),
+    ('/reports/audit',
+     {'audit': {'clean': True, 'findings': {
+         **dict.fromkeys(_AUDIT_FINDINGS, _FINDING),
+         'orphaned_allocations': {**_FINDING,
+                                  'by_consumer_type': {'unknown': 0}}}}},
+     {'audit': {'clean': 'yes', 'findings': {}}}),
+]
+
+
+def _check_report(path, document):
+    contract.Contract().check(
+        'GET', path, None, 200, {'content-type': 'application/json'},
+        json.dumps(document).encode())
+
+
+@pytest.mark.parametrize('path, good, broken', _REPORT_BODIES,
+                         ids=[path for path, _good, _broken in
+                              _REPORT_BODIES])
+def test_a_report_body_is_checked_against_its_schema(path, good, broken):
+    _check_report(path, good)
+    with pytest.raises(contract.ContractViolation,
+                       match='does not match the declared schema'):
+        _check_report(path, broken)
+
+
+def test_every_report_has_a_body_checked():
+    declared = {report.path.replace('{project_id}', 'p1')
+                for report in declared_reports.REPORTS}
+    assert declared == {path for path, _good, _broken in _REPORT_BODIES}

@@ -11,7 +11,7 @@ import pytest
 import sqlalchemy as sa
 import webob
 
-from placement import operations
+from placement import contract
 from placement import wsgi_wrapper
 from placement.db import failures
 from tests.unit import stack
@@ -48,11 +48,11 @@ def _connection_refused(req):
 @pytest.fixture
 def app(monkeypatch):
     return stack.service(monkeypatch, (
-        operations.Operation('GET', '/', _refused),
-        operations.Operation('GET', '/broken', _broken),
-        operations.Operation('GET', '/broken-unwrapped', _unwrapped_broken),
-        operations.Operation('GET', '/away', _database_away),
-        operations.Operation('GET', '/refused', _connection_refused),
+        contract.Operation('GET', '/', _refused),
+        contract.Operation('GET', '/broken', _broken),
+        contract.Operation('GET', '/broken-unwrapped', _unwrapped_broken),
+        contract.Operation('GET', '/away', _database_away),
+        contract.Operation('GET', '/refused', _connection_refused),
     ))
 
 

@@ -9,7 +9,7 @@ import webob
 from oslo_log import formatters
 
 from placement import auth
-from placement import operations
+from placement import contract
 from placement import redirects
 from placement import util
 from placement import wsgi_wrapper
@@ -42,9 +42,9 @@ def _whoami(req):
                         'headers': sorted(req.headers)}, status=200)
 
 
-_OK = (operations.Response(200),)
-_TABLE = (operations.Operation('GET', '/', root.home, responses=_OK),
-          operations.Operation('GET', '/whoami', _whoami, responses=_OK))
+_OK = (contract.Response(200),)
+_TABLE = (contract.Operation('GET', '/', root.home, responses=_OK),
+          contract.Operation('GET', '/whoami', _whoami, responses=_OK))
 
 
 @pytest.fixture(params=['noauth2', 'keystone'])
@@ -82,7 +82,7 @@ def test_public_paths_log_no_spoofed_identity(app, caplog, path):
 
 def test_the_context_of_a_public_path_has_no_identity(monkeypatch):
     app = stack.service(monkeypatch, (
-        operations.Operation('GET', '/', _whoami, responses=_OK),))
+        contract.Operation('GET', '/', _whoami, responses=_OK),))
     seen = webob.Request.blank('/', headers=SPOOFED).get_response(app).json
     assert seen['user_id'] is None and seen['project_id'] is None
     assert seen['roles'] == [] and seen['system_scope'] is None

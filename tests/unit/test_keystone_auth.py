@@ -7,20 +7,20 @@ keystone (no token at all) is tested.
 import pytest
 import webob
 
-from placement import operations
+from placement import contract
 from placement.handlers import root
 from tests.unit import stack
 
 _KEYSTONE = 'http://keystone.example.com/identity'
-_OK = (operations.Response(200),)
+_OK = (contract.Response(200),)
 
 
 @pytest.fixture
 def app(monkeypatch):
     return stack.service(
         monkeypatch,
-        (operations.Operation('GET', '/', root.home, responses=_OK),
-         operations.Operation('GET', '/resource_providers', root.home,
+        (contract.Operation('GET', '/', root.home, responses=_OK),
+         contract.Operation('GET', '/resource_providers', root.home,
                               responses=_OK)),
         api__auth_strategy='keystone',
         keystone_authtoken__www_authenticate_uri=_KEYSTONE)

@@ -6,7 +6,7 @@ A handler in the deployed stack reports the context it was given.
 import pytest
 import webob
 
-from placement import operations
+from placement import contract
 from placement import util
 from placement import wsgi_wrapper
 from tests.unit import stack
@@ -32,8 +32,8 @@ def _whoami(req):
 @pytest.fixture
 def app(monkeypatch):
     return stack.service(monkeypatch, (
-        operations.Operation('GET', '/', _whoami),
-        operations.Operation('GET', '/whoami', _whoami),
+        contract.Operation('GET', '/', _whoami),
+        contract.Operation('GET', '/whoami', _whoami),
     ))
 
 

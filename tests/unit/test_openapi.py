@@ -6,11 +6,15 @@ import pytest
 from openapi_spec_validator import validate
 
 from placement import errors
+from placement import microversion
 from placement import openapi
 from placement import operations
 
+#: The newest microversion.
+LATEST = microversion.MAX_VERSION_STRING
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-DOCUMENT = openapi.document()
+DOCUMENT = openapi.document(operations.OPERATIONS, operations.REPORTS)
 
 
 def test_document_is_valid_openapi_3_1():
@@ -19,7 +23,8 @@ def test_document_is_valid_openapi_3_1():
 
 def test_committed_copy_is_current():
     committed = (ROOT / 'api-ref' / 'openapi.json').read_text()
-    assert committed == openapi.dumps(), (
+    current = openapi.dumps(operations.OPERATIONS, operations.REPORTS)
+    assert committed == current, (
         'api-ref/openapi.json is stale: run python tools/gen_openapi.py')
 
 
@@ -91,7 +96,7 @@ def test_body_variants_carry_their_microversions():
         'content']['application/json']['schema']
     ranges = [branch['x-openstack-microversion'] for branch in schema['anyOf']]
     assert ranges == [{'min': '1.0', 'max': '1.13'},
-                      {'min': '1.14', 'max': '1.39'}]
+                      {'min': '1.14', 'max': LATEST}]
 
 
 def test_public_operations_need_no_token():

@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from placement import contract
 from placement import errors
 from placement import microversion
 from placement import operations
@@ -55,7 +56,7 @@ def test_error_codes_are_known(operation):
 @pytest.mark.parametrize('operation', _OPERATIONS, ids=_IDS)
 def test_path_variables_are_described(operation):
     for name in re.findall(r'{(\w+)}', operation.path):
-        assert name in operations.PATH_PARAMETERS
+        assert name in contract.PATH_PARAMETERS
 
 
 @pytest.mark.parametrize('operation', _OPERATIONS, ids=_IDS)
@@ -83,12 +84,12 @@ def test_every_microversion_has_one_response_per_status(operation):
 
 
 def test_versions_of_an_inclusive_range():
-    versions = operations.between(microversion.TRAITS, microversion.v1(9))
+    versions = contract.between(microversion.TRAITS, microversion.v1(9))
     assert microversion.v1(6) in versions
     assert microversion.v1(8) in versions
     assert microversion.v1(9) not in versions
     assert microversion.v1(5) not in versions
-    assert microversion.MAX_VERSION in operations.since(microversion.v1(9))
+    assert microversion.MAX_VERSION in contract.since(microversion.v1(9))
 
 
 @pytest.mark.parametrize('operation', _OPERATIONS, ids=_IDS)
@@ -109,7 +110,7 @@ def test_query_parameters_are_well_formed(operation):
     names = [param.name for param in operation.query]
     assert len(set(names)) == len(names)
     for param in operation.query:
-        assert param.repeated in (query.LAST, query.FIRST, query.ONCE)
+        assert param.repeated in (contract.LAST, contract.FIRST, contract.ONCE)
         assert param.code in errors.ALL_CODES
     for minor in _minors(operation):
         schema = query.schema(operation, microversion.v1(minor))

@@ -114,20 +114,21 @@ API_RULES = {
     'placement:reshaper:reshape': (
         'rule:service_api', PROJECT, [('POST', '/reshaper')]),
 }
-# The operators' reports (not in the reference), after its rules.
+# The operators' reports (not in the reference), after its rules, in
+# the order of their modules (placement/reports/declared/).
 REPORT_RULES = {
-    'placement:reports:capacity': (
-        'rule:admin_or_service_api', ['project'],
-        [('GET', '/reports/capacity')]),
-    'placement:reports:usage': (
-        'rule:admin_or_service_api or rule:project_reader_api', ['project'],
-        [('GET', '/reports/usage'), ('GET', '/reports/usage/{project_id}')]),
-    'placement:reports:headroom': (
-        'rule:admin_or_service_api', ['project'],
-        [('GET', '/reports/headroom')]),
     'placement:reports:audit': (
         'rule:admin_or_service_api', ['project'],
         [('GET', '/reports/audit')]),
+    'placement:reports:capacity': (
+        'rule:admin_or_service_api', ['project'],
+        [('GET', '/reports/capacity')]),
+    'placement:reports:headroom': (
+        'rule:admin_or_service_api', ['project'],
+        [('GET', '/reports/headroom')]),
+    'placement:reports:usage': (
+        'rule:admin_or_service_api or rule:project_reader_api', ['project'],
+        [('GET', '/reports/usage'), ('GET', '/reports/usage/{project_id}')]),
 }
 # GET /metrics (not in the reference either), last.
 METRICS_RULES = {

@@ -10,14 +10,18 @@ import pytest
 import webob
 import webob.exc
 
+from placement import contract
 from placement import errors
-from placement import handler
 from placement import microversion
 from placement import operations
 from placement import query
+from placement import router
 from placement import util
 from placement import wsgi_wrapper
 from tests.unit import stack
+
+#: The newest microversion.
+LATEST = microversion.MAX_VERSION_STRING
 
 PREFIX = 'Invalid query string parameters: '
 
@@ -41,11 +45,11 @@ def _req(query_string, version):
     return req
 
 
-def parse(operation, query_string, version='1.39'):
+def parse(operation, query_string, version=LATEST):
     return query.parse(operation, _req(query_string, version))
 
 
-def error(operation, query_string, version='1.39'):
+def error(operation, query_string, version=LATEST):
     """``(detail, code)`` of the 400 of ``query_string``."""
     with pytest.raises(webob.exc.HTTPBadRequest) as info:
         parse(operation, query_string, version)
@@ -87,8 +91,8 @@ def test_enum():
 
 
 @pytest.mark.parametrize('name, version', [
-    ('resources1@', '1.39'), ('resources_A', '1.32'), ('resources0', '1.25'),
-    ('resources' + 'x' * 65, '1.39')])
+    ('resources1@', LATEST), ('resources_A', '1.32'), ('resources0', '1.25'),
+    ('resources' + 'x' * 65, LATEST)])
 def test_regexes(name, version):
     detail, code = error(CANDIDATES, f'{name}=VCPU:1', version)
     assert f"'{name}' does not match any of the regexes: " in detail
@@ -186,13 +190,13 @@ def _echo(req):
     return util.Result(query.of(req), status=200)
 
 
-_TABLE = (operations.Operation(
+_TABLE = (contract.Operation(
     'GET', '/things', _echo,
-    query=(operations.QueryParam('name', 'A name.'),)),)
+    query=(contract.QueryParam('name', 'A name.'),)),)
 
 
 def _get(query_string, version='latest'):
-    return stack.call(handler.PlacementHandler(_TABLE),
+    return stack.call(router.Router(_TABLE),
                       path=f'/things?{query_string}', version=version)
 
 
@@ -217,3 +221,31 @@ def test_query_string_that_is_not_utf8_is_400():
     response = _get('name=%ff')
     assert response.status_code == 400
     assert PREFIX in stack.error_of(response)['detail']
+
+
+# What the table says of the values: request groups and which values
+# count.
+
+def test_the_groups_are_the_suffixes_of_the_group_parameters():
+    params = parse(CANDIDATES, 'resources=VCPU:1&required_NET=A'
+                   '&member_of2=x&in_tree_X=y&limit=1&group_policy=none')
+    assert params.groups() == {'', '_NET', '2', '_X'}
+
+
+def test_no_groups_where_no_parameter_takes_a_suffix():
+    assert parse(PROVIDERS, 'resources=VCPU:1').groups() == frozenset()
+
+
+@pytest.mark.parametrize('version, counted', [
+    (str(microversion.FORBIDDEN_TRAITS), ['B']),
+    (str(microversion.ANY_TRAITS), ['A', 'B'])])
+def test_the_last_required_counts_before_any_traits(version, counted):
+    params = parse(PROVIDERS, 'required=A&required=B', version)
+    assert params['required'] == counted
+    assert params.every('required') == ['A', 'B']
+
+
+def test_every_member_of_is_left_to_its_parser_before_repeats():
+    params = parse(PROVIDERS, 'member_of=a&member_of=b',
+                   str(microversion.MEMBER_OF))
+    assert params['member_of'] == ['a', 'b']

@@ -13,12 +13,12 @@ import re
 import pytest
 import webob
 
+from placement import contract
 from placement import errors
 from placement import exception
-from placement import handler
 from placement import microversion
-from placement import operations
 from placement import request_checks
+from placement import router
 from placement import util
 from placement import wsgi_wrapper
 from placement.policies import resource_provider as provider_policies
@@ -59,34 +59,34 @@ def _found_by_the_handler(req):
     return util.Result({'found': True}, status=200)
 
 
-_JSON = operations.JSON
+_JSON = contract.JSON
 TABLE = (
-    operations.Operation('GET', '/', _hello),
-    operations.Operation(
+    contract.Operation('GET', '/', _hello),
+    contract.Operation(
         'POST', '/', _echo_body, consumes=(_JSON,),
-        bodies=(operations.Body(_SCHEMA),)),
-    operations.Operation(
+        bodies=(contract.Body(_SCHEMA),)),
+    contract.Operation(
         'POST', '/versioned', _echo_body, consumes=(_JSON,),
-        bodies=(operations.Body(_SCHEMA, operations.before(_FIVE)),
-                operations.Body({'type': 'integer'},
-                                operations.since(_FIVE)))),
+        bodies=(contract.Body(_SCHEMA, contract.before(_FIVE)),
+                contract.Body({'type': 'integer'},
+                                contract.since(_FIVE)))),
     # A body before 1.5 only, and no media type checks from then on.
-    operations.Operation(
+    contract.Operation(
         'PUT', '/versioned', _hello, consumes=(_JSON,),
-        bodies=(operations.Body(_SCHEMA, operations.before(_FIVE)),)),
-    operations.Operation(
+        bodies=(contract.Body(_SCHEMA, contract.before(_FIVE)),)),
+    contract.Operation(
         'POST', '/guarded', _echo_body, consumes=(_JSON,),
         policy=provider_policies.CREATE,
-        bodies=(operations.Body(_SCHEMA),)),
-    operations.Operation(
+        bodies=(contract.Body(_SCHEMA),)),
+    contract.Operation(
         'PUT', '/guarded', _found_by_the_handler, consumes=(_JSON,),
         policy=provider_policies.CREATE, url_check=_missing,
-        bodies=(operations.Body(_SCHEMA),)),
-    operations.Operation(
+        bodies=(contract.Body(_SCHEMA),)),
+    contract.Operation(
         'GET', '/guarded', _hello, policy=provider_policies.CREATE,
         query_before_policy=True),
 )
-_ROUTER = handler.PlacementHandler(TABLE)
+_ROUTER = router.Router(TABLE)
 
 
 def _post(body, content_type='application/json', version='latest',
@@ -125,7 +125,7 @@ def test_wrong_content_type_is_415():
 
 
 def test_missing_content_type_is_415():
-    # A body without a type is 400 before routing (test_handler).
+    # A body without a type is 400 before routing (test_router).
     response = _post(b'', content_type=None)
     assert response.status_code == 415
     error = stack.error_of(response)

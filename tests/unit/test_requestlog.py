@@ -7,7 +7,7 @@ import pytest
 import webob
 from oslo_log import formatters
 
-from placement import operations
+from placement import contract
 from placement import util
 from placement import wsgi_wrapper
 from placement.conf import loading
@@ -27,8 +27,8 @@ def _broken(req):
 @pytest.fixture
 def app(monkeypatch):
     return stack.service(monkeypatch, (
-        operations.Operation('GET', '/ok', _ok),
-        operations.Operation('GET', '/broken', _broken),
+        contract.Operation('GET', '/ok', _ok),
+        contract.Operation('GET', '/broken', _broken),
     ))
 
 
@@ -100,7 +100,7 @@ def _warnings(caplog):
 def test_slow_request_is_a_warning_with_its_time_split(monkeypatch, caplog):
     # Every request takes longer than a nanosecond.
     app = stack.service(monkeypatch, (
-        operations.Operation('GET', '/ok', _ok),),
+        contract.Operation('GET', '/ok', _ok),),
         request_log__slow_threshold=1e-9)
     response, _lines = _request_lines(app, caplog, '/ok')
     [warning] = _warnings(caplog)
@@ -112,7 +112,7 @@ def test_slow_request_is_a_warning_with_its_time_split(monkeypatch, caplog):
 
 def test_no_warning_when_the_threshold_is_off(monkeypatch, caplog):
     app = stack.service(monkeypatch, (
-        operations.Operation('GET', '/ok', _ok),),
+        contract.Operation('GET', '/ok', _ok),),
         request_log__slow_threshold=0)
     _request_lines(app, caplog, '/ok')
     assert _warnings(caplog) == []

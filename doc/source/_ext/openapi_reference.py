@@ -118,6 +118,15 @@ def reference_lines(document):
     return lines
 
 
+def parsed(state, lines, source):
+    """The nodes of the reStructuredText ``lines`` (sections allowed)."""
+    content = statemachine.StringList(lines, source=source)
+    container = nodes.section()
+    container.document = state.document
+    sphinx_nodes.nested_parse_with_titles(state, content, container)
+    return container.children
+
+
 class OpenAPIReference(Directive):
     required_arguments = 1
 
@@ -126,12 +135,7 @@ class OpenAPIReference(Directive):
         relative, absolute = env.relfn2path(self.arguments[0])
         env.note_dependency(relative)
         document = json.loads(pathlib.Path(absolute).read_text())
-        content = statemachine.StringList(
-            reference_lines(document), source=absolute)
-        container = nodes.section()
-        container.document = self.state.document
-        sphinx_nodes.nested_parse_with_titles(self.state, content, container)
-        return container.children
+        return parsed(self.state, reference_lines(document), absolute)
 
 
 def setup(app):

@@ -1,23 +1,25 @@
-"""The validated query string (:mod:`placement.query`) as what the
-object layer takes: a :class:`ProviderFilter` for GET /resource_providers
-(:func:`list_filter`), a :class:`CandidateRequest` for GET
-/allocation_candidates (:func:`candidate_request`); the reports share the
-parsers of ``member_of``, ``required`` and ``resources``.
+"""What the query values of providers and candidates mean, at a
+microversion: the validated query string (:mod:`placement.query`) as
+what the object layer takes, a :class:`ProviderFilter` for GET
+/resource_providers (:func:`list_filter`), a :class:`CandidateRequest`
+for GET /allocation_candidates (:func:`candidate_request`); the reports
+and ``placement-manage report`` share the parsers of ``member_of``,
+``required``, ``resources`` and uuids (at the newest microversion).
+
+Below the handlers (upstream's ``lib.py``): it knows no HTTP, and a
+value that means nothing raises :class:`exception.InvalidQuery` with
+the message and code of its own.
 
 The schema has checked the names and the form of the values (limit,
-group_policy, uuids); here is what the values mean, with the messages
-and codes of their own. Which value of a repeated parameter counts is
-the operation table's business, except for ``member_of`` (refused more
-than once before 1.24) and ``required`` (the last one counts before
-1.39; from then all are ANDed). Whitespace around list items and uuids
-is ignored.
+group_policy, uuids). Which value of a repeated parameter counts, and
+which names carry a request group's suffix, is the operation table's
+business (:meth:`placement.query.Params.groups`); ``member_of`` given
+more than once before 1.24 is refused here, in upstream's words.
+Whitespace around list items and uuids is ignored.
 """
 
 import contextlib
-import re
 import sys
-
-import webob.exc
 
 from placement import errors
 from placement import exception
@@ -27,7 +29,6 @@ from placement.objects import provider_filter
 from placement.objects import resource_provider
 
 _REPEATED_MEMBER_OF = microversion.REPEATED_MEMBER_OF
-_REPEATED_REQUIRED = microversion.ANY_TRAITS
 _FORBIDDEN_TRAITS = microversion.FORBIDDEN_TRAITS
 _FORBIDDEN_AGGREGATES = microversion.FORBIDDEN_AGGREGATES
 _ANY_TRAITS = microversion.ANY_TRAITS
@@ -35,11 +36,10 @@ _NESTED = microversion.NESTED_CANDIDATES
 _RESOURCELESS = microversion.SAME_SUBTREE
 _GRANULAR = microversion.GRANULAR
 _MAX_AMOUNT = 2147483647
-_GROUP_KEY = re.compile(r'(resources|required|member_of|in_tree)(.*)', re.S)
 
 
 def _bad(message, code=None):
-    return webob.exc.HTTPBadRequest(message, comment=code)
+    return exception.InvalidQuery(message, code)
 
 
 def query_uuid(name, value):
@@ -63,17 +63,16 @@ def _distinct(groups):
     return tuple(dict.fromkeys(groups))
 
 
-def parse_member_of(req, values, name='member_of'):
+def parse_member_of(version, values, name='member_of'):
     """``(groups, forbidden)`` from the ``member_of`` values.
 
     ``groups`` is a tuple of frozensets of aggregate uuids (a provider is
     in one of each); ``forbidden`` the uuids a provider must not be in
     (``!uuid`` and ``!in:a,b``, from 1.32). ``!`` inside ``in:`` is 400.
     """
-    if len(values) > 1 and not microversion.at_least(
-            req, _REPEATED_MEMBER_OF):
+    if len(values) > 1 and version < _REPEATED_MEMBER_OF:
         raise _bad(f'Multiple {name} parameters are not supported')
-    allow_forbidden = microversion.at_least(req, _FORBIDDEN_AGGREGATES)
+    allow_forbidden = version >= _FORBIDDEN_AGGREGATES
     groups, forbidden = [], set()
     for value in values:
         if value.startswith('!') and not allow_forbidden:
@@ -103,33 +102,33 @@ def parse_member_of(req, values, name='member_of'):
     return _distinct(groups), frozenset(forbidden)
 
 
-def parse_required(req, values, name='required'):
+def parse_required(version, values, name='required', counted=None):
     """``(groups, forbidden)`` from the ``required`` values.
 
     ``groups`` is a tuple of frozensets of trait names (a provider has
     one of each: a plain trait is a group of one, ``in:A,B`` from 1.39 a
     group of several); ``forbidden`` the traits prefixed with ``!`` (from
-    1.22), not allowed inside ``in:``. Before 1.39 only the last value
-    counts.
+    1.22), not allowed inside ``in:``. Every value given must mean
+    something; ``counted`` are those that count (all by default: which
+    do is the operation table's rule, as :mod:`placement.query` applies
+    it).
     """
-    parsed = [_required_value(req, value, name) for value in values]
-    if not microversion.at_least(req, _REPEATED_REQUIRED):
-        parsed = parsed[-1:]
-    groups = [group for value_groups, _ in parsed for group in value_groups]
-    forbidden = frozenset().union(*(value_forbidden
-                                    for _, value_forbidden in parsed))
+    parsed = {value: _required_value(version, value, name)
+              for value in values}
+    counted = values if counted is None else counted
+    groups = [group for value in counted for group in parsed[value][0]]
+    forbidden = frozenset().union(*(parsed[value][1] for value in counted))
     return _distinct(groups), forbidden
 
 
-def _required_value(req, value, name):
+def _required_value(version, value, name):
     """``(groups, forbidden)`` of one ``required`` value."""
-    if value.strip().startswith('in:') and not microversion.at_least(
-            req, _ANY_TRAITS):
+    if value.strip().startswith('in:') and version < _ANY_TRAITS:
         raise _bad(f"The format '{value.strip()}' only supported since "
                    f"microversion {_ANY_TRAITS}.")
     any_of = value.strip().startswith('in:')
     names = split_list(value.strip()[3:] if any_of else value)
-    allow_forbidden = microversion.at_least(req, _FORBIDDEN_TRAITS)
+    allow_forbidden = version >= _FORBIDDEN_TRAITS
     if (not all(names) or any(trait == '!' for trait in names)
             or not allow_forbidden and any(trait.startswith('!')
                                            for trait in names)):
@@ -233,13 +232,14 @@ def _optional_resources(params, name):
     return parsed[-1] if parsed else {}
 
 
-def list_filter(req, params):
+def list_filter(version, params):
     """The :class:`ProviderFilter` of GET /resource_providers."""
     member_of, forbidden_aggregates = parse_member_of(
-        req, params.get('member_of', []))
+        version, params.get('member_of', []))
     # A trait both required and forbidden simply matches nothing here.
     required, forbidden_traits = parse_required(
-        req, params.get('required', []))
+        version, params.every('required'),
+        counted=params.get('required', []))
     return provider_filter.ProviderFilter(
         name=params.get('name'),
         uuid=_optional_uuid(params, 'uuid'),
@@ -254,20 +254,11 @@ def list_filter(req, params):
 
 # GET /allocation_candidates.
 
-def _split_key(name):
-    """``(prefix, suffix)`` of a group parameter name, else None.
-
-    ``required_NET1`` is ``('required', '_NET1')``; ``required`` is
-    ``('required', '')``.
-    """
-    match = _GROUP_KEY.fullmatch(name)
-    return match and (match[1], match[2])
-
-
-def _group(req, params, suffix):
+def _group(version, params, suffix):
     """The :class:`RequestGroup` of ``suffix`` from the query ``params``."""
     required, forbidden_traits = parse_required(
-        req, params.get(f'required{suffix}', []), f'required{suffix}')
+        version, params.every(f'required{suffix}'), f'required{suffix}',
+        counted=params.get(f'required{suffix}', []))
     conflicts = conflicting_traits(required, forbidden_traits)
     if conflicts:
         raise _bad(
@@ -275,7 +266,7 @@ def _group(req, params, suffix):
             f"following traits keys: required{suffix}: "
             f"({', '.join(conflicts)})")
     member_of, forbidden_aggregates = parse_member_of(
-        req, params.get(f'member_of{suffix}', []), f'member_of{suffix}')
+        version, params.get(f'member_of{suffix}', []), f'member_of{suffix}')
     return request_obj.RequestGroup(
         suffix=suffix,
         resources=_optional_resources(params, f'resources{suffix}'),
@@ -287,10 +278,10 @@ def _group(req, params, suffix):
     )
 
 
-def _groups(req, params):
+def _groups(version, params):
     """The request groups: the unsuffixed one (if given) first."""
-    suffixes = {key[1] for key in map(_split_key, params) if key}
-    return tuple(_group(req, params, suffix) for suffix in sorted(suffixes))
+    return tuple(_group(version, params, suffix)
+                 for suffix in sorted(params.groups()))
 
 
 def _limit(params):
@@ -310,7 +301,7 @@ def _group_policy(params, groups):
     return policy
 
 
-def _root_required(req, params):
+def _root_required(version, params):
     """``(required, forbidden)`` root traits; no ``in:`` (yet) there."""
     value = params.get('root_required')
     if value is None:
@@ -319,7 +310,7 @@ def _root_required(req, params):
         raise _bad(f"Invalid query string parameters: 'in:' is not "
                    f"supported in 'root_required'. Got: {value}",
                    errors.QUERYPARAM_BAD_VALUE)
-    required, forbidden = parse_required(req, [value], 'root_required')
+    required, forbidden = parse_required(version, [value], 'root_required')
     conflicts = conflicting_traits(required, forbidden)
     if conflicts:
         raise _bad(f"Conflicting required and forbidden traits found in "
@@ -348,7 +339,7 @@ def _same_subtree(params, groups):
     return tuple(subtrees)
 
 
-def _check_resources(req, groups, same_subtree):
+def _check_resources(version, groups, same_subtree):
     """Some group asks for resources, and those that do not may not.
 
     Before 1.36 every group has resources. From 1.36 a suffixed group
@@ -356,9 +347,9 @@ def _check_resources(req, groups, same_subtree):
     appear in one (an unsuffixed one may be any provider of the tree);
     the errors have their specific codes from then on.
     """
-    resourceless = microversion.at_least(req, _RESOURCELESS)
+    resourceless = version >= _RESOURCELESS
     if not any(group.resources for group in groups):
-        if not microversion.at_least(req, _GRANULAR):
+        if version < _GRANULAR:
             # Upstream's schema requires it then: jsonschema's words.
             raise _bad("Invalid query string parameters: 'resources' is a "
                        "required property")
@@ -398,12 +389,12 @@ def _check_orphans(groups):
                        f'keys: {", ".join(keys)}')
 
 
-def candidate_request(req, params):
+def candidate_request(version, params):
     """The :class:`CandidateRequest` of GET /allocation_candidates."""
-    groups = _groups(req, params)
+    groups = _groups(version, params)
     same_subtree = _same_subtree(params, groups)
-    _check_resources(req, groups, same_subtree)
-    root_required, root_forbidden = _root_required(req, params)
+    _check_resources(version, groups, same_subtree)
+    root_required, root_forbidden = _root_required(version, params)
     return request_obj.CandidateRequest(
         groups=groups,
         group_policy=_group_policy(params, groups),
@@ -411,5 +402,5 @@ def candidate_request(req, params):
         root_required=root_required,
         root_forbidden=root_forbidden,
         same_subtree=same_subtree,
-        nested=microversion.at_least(req, _NESTED),
+        nested=version >= _NESTED,
     )

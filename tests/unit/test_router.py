@@ -7,9 +7,9 @@ import gc
 
 import pytest
 
-from placement import handler
+from placement import contract
 from placement import microversion
-from placement import operations
+from placement import router as routing
 from placement import util
 from placement import wsgi_wrapper
 from tests.unit import stack
@@ -28,24 +28,24 @@ def _collection(req):
 
 
 TABLE = (
-    operations.Operation('GET', '/widgets', _collection),
-    operations.Operation('POST', '/widgets', _collection,
-                         versions=operations.since(microversion.v1(5))),
-    operations.Operation('DELETE', '/widgets', _collection,
-                         versions=operations.since(microversion.v1(7)),
+    contract.Operation('GET', '/widgets', _collection),
+    contract.Operation('POST', '/widgets', _collection,
+                         versions=contract.since(microversion.v1(5))),
+    contract.Operation('DELETE', '/widgets', _collection,
+                         versions=contract.since(microversion.v1(7)),
                          too_early_status=405),
-    operations.Operation('GET', '/widgets/{name}', _echo,
-                         versions=operations.since(microversion.v1(10))),
-    operations.Operation('PUT', '/widgets/{name}', _echo,
-                         versions=operations.since(microversion.v1(10))),
-    operations.Operation('DELETE', '/widgets/{name}', _echo,
-                         versions=operations.since(microversion.v1(12))),
+    contract.Operation('GET', '/widgets/{name}', _echo,
+                         versions=contract.since(microversion.v1(10))),
+    contract.Operation('PUT', '/widgets/{name}', _echo,
+                         versions=contract.since(microversion.v1(10))),
+    contract.Operation('DELETE', '/widgets/{name}', _echo,
+                         versions=contract.since(microversion.v1(12))),
 )
 
 
 @pytest.fixture
 def router():
-    return handler.PlacementHandler(TABLE)
+    return routing.Router(TABLE)
 
 
 def test_route_dispatch_with_path_argument(router):
@@ -110,7 +110,7 @@ def test_allow_lists_every_declared_method_whatever_the_version(router):
 
 
 def test_default_table_has_the_version_document():
-    response = stack.call(handler.PlacementHandler(), '/', version='1.0')
+    response = stack.call(routing.Router(), '/', version='1.0')
     assert response.status_code == 200
     assert response.json['versions'][0]['min_version'] == '1.0'
 
@@ -148,42 +148,42 @@ def test_no_body_without_content_type_is_routed(router, length):
 
 _UPDATED = datetime.datetime(2024, 5, 6, 7, 8, 9, tzinfo=datetime.UTC)
 _RENDERED = (
-    operations.Operation(
+    contract.Operation(
         'GET', '/dated', lambda req: util.Result({}, last_modified=_UPDATED),
-        responses=(operations.Response(200, {}),)),
-    operations.Operation(
+        responses=(contract.Response(200, {}),)),
+    contract.Operation(
         'GET', '/now', lambda req: util.Result({'now': True}),
-        responses=(operations.Response(200, {}),)),
-    operations.Operation(
+        responses=(contract.Response(200, {}),)),
+    contract.Operation(
         'POST', '/created', lambda req: util.Result({'made': True},
                                                     location='/made'),
-        responses=(operations.Response(201, {}, headers=('Location',)),)),
-    operations.Operation(
+        responses=(contract.Response(201, {}, headers=('Location',)),)),
+    contract.Operation(
         'PUT', '/either', lambda req: util.Result(
             status=int(req.params['status']), dated=True),
-        produces=(), responses=(operations.Response(201),
-                                operations.Response(204))),
-    operations.Operation(
+        produces=(), responses=(contract.Response(201),
+                                contract.Response(204))),
+    contract.Operation(
         'DELETE', '/either', lambda req: util.Result(), produces=(),
-        responses=(operations.Response(201),
-                   operations.Response(204))),
-    operations.Operation(
+        responses=(contract.Response(201),
+                   contract.Response(204))),
+    contract.Operation(
         'GET', '/large', lambda req: util.Result({
             'items': util.JsonArray({'n': n} for n in range(5)),
             'total': 5}),
-        responses=(operations.Response(200, {}),)),
-    operations.Operation(
+        responses=(contract.Response(200, {}),)),
+    contract.Operation(
         'GET', '/versioned', lambda req: util.Result(),
-        responses=(operations.Response(204, versions=operations.before(
+        responses=(contract.Response(204, versions=contract.before(
                        microversion.v1(5))),
-                   operations.Response(200, {}, operations.since(
+                   contract.Response(200, {}, contract.since(
                        microversion.v1(5))))),
 )
 
 
 @pytest.fixture
 def rendering():
-    return handler.PlacementHandler(_RENDERED)
+    return routing.Router(_RENDERED)
 
 
 def test_get_has_no_caching_headers_before_1_15(rendering):
@@ -270,7 +270,7 @@ def _collector_states(states):
 def test_large_answers_are_built_and_serialised_without_cycle_collection(
         large):
     states = []
-    router = handler.PlacementHandler((operations.Operation(
+    router = routing.Router((contract.Operation(
         'GET', '/widgets', _collector_states(states), large_answer=large),))
     response = stack.call(router, '/widgets')
     assert response.json == {'items': [1]}

@@ -156,7 +156,7 @@ def _check_body_headers(req):
             'content-type header required when content-length > 0')
 
 
-class PlacementHandler:
+class Router:
     """Dispatch a request to its handler, or answer 404/405."""
 
     def __init__(self, table=None):

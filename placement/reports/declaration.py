@@ -1,0 +1,73 @@
+"""What a report is: one declaration, from which its route and query
+parameters (:mod:`placement.operations.reports`), its handler
+(:mod:`placement.handlers.reports`), its ``placement-manage report``
+command (:mod:`placement.cmd.report`) and its OpenAPI schema derive.
+
+Each module of :mod:`placement.reports.declared` declares ``REPORTS``,
+a tuple of :class:`Report`; adding a report is adding such a module.
+"""
+
+import dataclasses
+import re
+import typing
+
+
+@dataclasses.dataclass(frozen=True)
+class Argument:
+    """An argument: a query parameter over HTTP, an option on the
+    command line (``--name-with-dashes``)."""
+    name: str
+    help: str
+    #: Given several times, every value counts (else the last one does,
+    #: and HTTP refuses a repetition).
+    repeatable: bool = False
+    #: Its value on the command line (None: a flag, given or not).
+    metavar: str | None = 'VALUE'
+    #: Required on the command line (HTTP says so in the builder's
+    #: words, see :func:`placement.reports.arguments.shape`).
+    required: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class Policy:
+    """The oslo.policy rule of a report (reports may share one):
+    :mod:`placement.policies.reports` registers it, with the paths of
+    the reports that enforce it."""
+    name: str
+    check_str: str
+    description: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Report:
+    """One JSON report at ``path``."""
+    path: str
+    #: One line: the OpenAPI summary and the command's help.
+    summary: str
+    #: The oslo.policy rule enforced.
+    policy: Policy
+    #: ``build(conn, conf, params, **path variables)``: the document,
+    #: ``params`` being ``{argument name: [values]}``.
+    build: typing.Callable
+    #: The JSON schema of the document (the contract test checks every
+    #: answer of the gabbits against it).
+    schema: dict
+    arguments: tuple = ()
+    #: ``tables(document)``: what ``placement-manage report`` prints of
+    #: it (tables and lines); None: no command.
+    tables: typing.Callable | None = None
+    #: The ``placement-manage report`` command; reports of one command
+    #: differ by the path variables given as options.
+    command: str | None = None
+    #: ``{path variable: (option, help)}`` on the command line.
+    path_options: dict = dataclasses.field(default_factory=dict)
+    #: ``target(path variables)``: the policy target (None: the
+    #: requester's own project).
+    target: typing.Callable = lambda variables: None
+    #: For a report without arguments: the end of the 400's detail when
+    #: one is given anyway (rather than ignored).
+    refuses_arguments: str | None = None
+
+    def variables(self):
+        """The names of the variables of the path."""
+        return re.findall(r'{(\w+)}', self.path)
