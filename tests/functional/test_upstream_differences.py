@@ -171,6 +171,25 @@ def test_case_3_summaries_before_1_29_are_of_the_providers_returned(api):
         '4ffe307a-64a7-4371-b4eb-68202f3835fa'}
 
 
+def test_case_7_a_reshape_keeping_an_allocation_over_capacity(api):
+    """The reshape re-states consumer bb4a5fe8's VCPU 3 on cn4, whose
+    VCPU inventory was since cut to 2 (PUT inventory allows that).
+
+    Rule: a write of allocations is refused for capacity only where it
+    asks a provider for more of a class than the consumers it replaces
+    held there; one that leaves the usage as it was is accepted even on
+    a provider over its capacity. Upstream accepts (204): it is right,
+    the reshape makes nothing worse, and refusing it would block moving
+    the rest of the tree's inventory until the consumer moves."""
+    response = _replay(api, 7)
+    assert response.status_int == 204, response.text
+    allocations = upstream_differences.send(
+        api, 'GET', '/allocations/bb4a5fe8-56e3-4d0f-be63-b92041a2ca4c',
+        '1.39').json['allocations']
+    assert allocations['10035845-2ef7-427c-8ade-f1a1fe3aae2b'][
+        'resources'] == {'VCPU': 3}
+
+
 # Cases 8 and 9: cn0 (a root in aggregate 27837704, VCPU), ss1 (sharing,
 # in 27837704, bandwidth), cn7_numa0 (in 27837704 itself, VCPU; its
 # root cn6 is in no aggregate).
