@@ -122,8 +122,9 @@ class _State:
 
     ``consumers``: ``{uuid: row}`` of the consumers with a record (id,
     uuid, generation); ``old``: their allocation rows (id, uuid of the
-    consumer); ``owner_ids``: ``{owner: {consumer column: id or None}}``
-    of the projects, users and consumer types naming their owners;
+    consumer, provider_id, resource_class_id, used); ``owner_ids``:
+    ``{owner: {consumer column: id or None}}`` of the projects, users and
+    consumer types naming their owners;
     ``providers``: ``{uuid: _Provider}`` of the providers receiving
     allocations and of those the consumers being emptied hold
     allocations on.
@@ -138,14 +139,18 @@ class _State:
 # Which rows of _read's UNION are which; an owner lookup's tag is its
 # index plus _FIRST_LOOKUP.
 _PROVIDER, _CONSUMER, _ALLOCATION, _FIRST_LOOKUP = 0, 1, 2, 3
-_COLUMNS = ('uuid', 'id', 'generation', 'provider', 'resource_class_id',
-            'class_name', 'total', 'reserved', 'min_unit', 'max_unit',
-            'step_size', 'allocation_ratio', 'used')
+_COLUMNS = ('uuid', 'id', 'generation', 'provider', 'provider_id',
+            'resource_class_id', 'class_name', 'total', 'reserved',
+            'min_unit', 'max_unit', 'step_size', 'allocation_ratio', 'used')
 
 
 def _tagged(tag, **columns):
     """A SELECT of the UNION of :func:`_read`: ``tag``, then every column
-    of _COLUMNS, NULL unless given."""
+    of _COLUMNS, NULL unless given. PostgreSQL types the UNION's columns
+    part by part: one NULL in both of the first two parts becomes text
+    (and then fails against an integer), so the first part, the
+    providers', gives every integer column.
+    """
     return sa.select(sa.literal(tag).label('tag'), *(
         columns.get(name, sa.null()).label(name) for name in _COLUMNS))
 
@@ -169,7 +174,7 @@ def _select_providers(requests, uuids):
             .where(ALLOC.c.consumer_id.in_(emptied)))
     return [
         _tagged(_PROVIDER, id=RP.c.id, provider=RP.c.uuid,
-                generation=RP.c.generation,
+                provider_id=RP.c.id, generation=RP.c.generation,
                 resource_class_id=INV.c.resource_class_id,
                 class_name=RC.c.name, total=INV.c.total,
                 reserved=INV.c.reserved, min_unit=INV.c.min_unit,
@@ -199,7 +204,10 @@ def _read(conn, requests):
         _tagged(_CONSUMER, uuid=CONSUMER.c.uuid, id=CONSUMER.c.id,
                 generation=CONSUMER.c.generation)
         .where(CONSUMER.c.uuid.in_(uuids)),
-        _tagged(_ALLOCATION, uuid=ALLOC.c.consumer_id, id=ALLOC.c.id)
+        _tagged(_ALLOCATION, uuid=ALLOC.c.consumer_id, id=ALLOC.c.id,
+                provider_id=ALLOC.c.resource_provider_id,
+                resource_class_id=ALLOC.c.resource_class_id,
+                used=ALLOC.c.used)
         .where(ALLOC.c.consumer_id.in_(uuids)),
         *(_tagged(_FIRST_LOOKUP + n, id=query.scalar_subquery())
           for n, (_owner, _key, query) in enumerate(lookups)),
@@ -341,12 +349,21 @@ def _new_rows(requests, providers):
     return rows
 
 
-def _check_capacity(rows, providers):
+def _check_capacity(rows, providers, old):
     """Conflict unless every row fits its inventory, with current usage.
 
     ``used + requested <= (total - reserved) * allocation_ratio`` for
-    every provider and class, summing the requested amounts of all rows.
+    every provider and class, summing the requested amounts of all rows,
+    unless the consumers already held as much there (``old``, the rows
+    replaced): a write that does not grow a provider's usage of a class
+    is not refused for a capacity it does not make worse (upstream's
+    reshaper re-states such allocations on a provider left over its
+    capacity by an inventory update).
     """
+    held = {}
+    for row in old:
+        key = (row.provider_id, row.resource_class_id)
+        held[key] = held.get(key, 0) + row.used
     inventories = {
         (provider.id, inventory.resource_class_id): (provider, inventory)
         for provider in providers.values()
@@ -356,6 +373,8 @@ def _check_capacity(rows, providers):
         key = (row['resource_provider_id'], row['resource_class_id'])
         requested[key] = requested.get(key, 0) + row['used']
     for key, amount in sorted(requested.items()):
+        if amount <= held.get(key, 0):
+            continue
         provider, inventory = inventories[key]
         capacity = ((inventory.total - inventory.reserved)
                     * inventory.allocation_ratio)
@@ -393,7 +412,7 @@ def write_once(conn, requests):
     _delete_allocations(conn, [row.id for row in state.old])
     _check_known(conn, requests, state.providers)
     rows = _new_rows(requests, state.providers)
-    _check_capacity(rows, state.providers)
+    _check_capacity(rows, state.providers, state.old)
     if state.providers:
         _swap_generations(conn, state.providers.values())
     if rows:
