@@ -27,6 +27,13 @@ def test_candidates_benchmark_measures_every_query(tmp_path):
     rows = result['results']
     by_query = {row['query']: row for row in rows}
     assert by_query['flat resources-only limit=1000']['candidates'] > 0
+    # Every compute root is nova's: root_required=OWNER_NOVA drops none.
+    assert by_query['nova 2026.2 flat resources-only limit=1000'][
+        'candidates'] == by_query['flat resources-only limit=1000'][
+            'candidates']
+    assert by_query['nova 2026.2 nested same_subtree limit=10'][
+        'candidates'] == by_query['nested granular same_subtree limit=10'][
+            'candidates'] > 0
     assert all(row['median_ms'] > 0 for row in rows)
 
 
