@@ -185,12 +185,13 @@ def _venv_command(name):
     return os.path.join(os.path.dirname(sys.executable), name)
 
 
-def prepare_config(workdir, db_url):
-    """Write placement.conf for ``db_url`` and create the schema."""
+def prepare_config(workdir, db_url, debug_timing=True):
+    """Write placement.conf for ``db_url`` and create the schema;
+    ``debug_timing``: the ``Server-Timing`` header the measures read."""
     conf = os.path.join(workdir, 'placement.conf')
     with open(conf, 'w') as f:
         f.write(f'[api]\nauth_strategy = noauth2\n'
-                f'[placement]\ndebug_timing = true\n'
+                f'[placement]\ndebug_timing = {debug_timing}\n'
                 f'[placement_database]\nconnection = {db_url}\n')
     subprocess.run([_venv_command('placement-manage'), '--config-file',
                     conf, 'db', 'sync'], check=True)
