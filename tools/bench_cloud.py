@@ -779,13 +779,9 @@ def parse_args(argv):
     return args
 
 
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt
-
-
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGTERM, bench._interrupt)
     http = urllib3.PoolManager(
         maxsize=max(args.client_threads, args.load_threads) * 2,
         timeout=urllib3.Timeout(total=120))
