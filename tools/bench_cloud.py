@@ -527,8 +527,13 @@ class Traffic:
                 action(subject)
 
     def stop(self):
+        """Stop at once: the tasks still queued (when the client fell
+        behind) are dropped, those running finish."""
         self.stopping.set()
         self.dispatcher.join()
+        with contextlib.suppress(queue.Empty):
+            while True:
+                self.work.get_nowait()
         for _ in self.threads:
             self.work.put(None)
         for thread in self.threads:
