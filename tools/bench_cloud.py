@@ -735,9 +735,8 @@ def print_window(window):
 
 def parse_args(argv):
     p = argparse.ArgumentParser(
-        description=__doc__.split('\n')[0],
-        epilog='See the module docstring (tools/bench_cloud.py) for the '
-        'requests and rates modelled.')
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--db', choices=sorted(bench.SERVERS), default='mysql')
     p.add_argument('--database-url', help='database server URL without a '
                    'database name; overrides --db')
