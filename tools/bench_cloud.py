@@ -22,9 +22,11 @@ children holding its VCPU and MEMORY_MB (HW_NUMA_ROOT); one in ten has
 two PCI device children of one ``CUSTOM_PCI_8086_1563`` each
 (OWNER_NOVA, as nova's PCI-in-placement reports them).
 
-The traffic (nova is not installed here: modelled on nova's scheduler
-report client, ``nova/scheduler/client/report.py``, as of 2025.x, and
-the API reference; every request at the latest microversion):
+The traffic, modelled on what nova's scheduler report client
+(``nova/scheduler/client/report.py``) and resource tracker send, as
+recalled from their source (no nova is installed here to check against)
+and the API reference; every request at the latest microversion (nova
+pins older ones, which answer the same data):
 
 - every 60 s per compute, ``update_available_resource``: ``GET
   /resource_providers/{root}/allocations`` (the resource tracker's
