@@ -71,6 +71,11 @@ HEADERS = {'openstack-api-version': 'placement latest',
 SERVICE_HEADERS = {**HEADERS, 'x-roles': 'admin,service'}
 AVX2 = 'HW_CPU_X86_AVX2'
 SHARES = 'MISC_SHARES_VIA_AGGREGATE'
+#: Every compute root (and PCI device) has it once nova 2026.2 runs,
+#: which then adds ``root_required=OWNER_NOVA`` to every request and
+#: ``required=OWNER_NOVA`` to its PCI groups.
+OWNER = 'OWNER_NOVA'
+NOVA_2026_2 = f'root_required={OWNER}'
 #: The resources of the flat member_of+required query and of the
 #: resources-only one.
 FLAT = 'resources=VCPU:2,MEMORY_MB:2048,DISK_GB:20'
@@ -86,6 +91,17 @@ VF_STRESS_QUERY = (
     'resources=VCPU:1'
     '&resources_VF1=SRIOV_NET_VF:1&resources_VF2=SRIOV_NET_VF:1'
     '&resources_VF3=SRIOV_NET_VF:1&group_policy=isolate')
+#: The nested queries as nova 2026.2 sends them: its devices' groups
+#: require OWNER_NOVA, the root too.
+NOVA_NESTED_QUERY = (
+    NESTED_QUERY.replace('&required_NET1=CUSTOM_PHYSNET_A',
+                         f'&required_NET1=CUSTOM_PHYSNET_A,{OWNER}')
+    .replace('&required_NET2=CUSTOM_PHYSNET_B',
+             f'&required_NET2=CUSTOM_PHYSNET_B,{OWNER}')
+    + f'&{NOVA_2026_2}')
+NOVA_VF_STRESS_QUERY = (
+    VF_STRESS_QUERY + ''.join(f'&required_VF{group}={OWNER}'
+                              for group in (1, 2, 3)) + f'&{NOVA_2026_2}')
 SAMPLE_SECONDS = 0.05
 CANDIDATES = '/allocation_candidates'
 PROVIDERS = '/resource_providers'
@@ -169,12 +185,13 @@ def _venv_command(name):
     return os.path.join(os.path.dirname(sys.executable), name)
 
 
-def prepare_config(workdir, db_url):
-    """Write placement.conf for ``db_url`` and create the schema."""
+def prepare_config(workdir, db_url, debug_timing=True):
+    """Write placement.conf for ``db_url`` and create the schema;
+    ``debug_timing``: the ``Server-Timing`` header the measures read."""
     conf = os.path.join(workdir, 'placement.conf')
     with open(conf, 'w') as f:
         f.write(f'[api]\nauth_strategy = noauth2\n'
-                f'[placement]\ndebug_timing = true\n'
+                f'[placement]\ndebug_timing = {debug_timing}\n'
                 f'[placement_database]\nconnection = {db_url}\n')
     subprocess.run([_venv_command('placement-manage'), '--config-file',
                     conf, 'db', 'sync'], check=True)
@@ -421,8 +438,8 @@ def load_flat(client, args):
 
     def node(i):
         rng = random.Random(args.seed * 1_000_003 + i)
-        # Traits on 60 % of the nodes; the others cost no traits request.
-        traits = {AVX2} if i % 2 == 0 else set()
+        # OWNER_NOVA on every node, AVX2 on half, GOLD on a fifth.
+        traits = {OWNER, AVX2} if i % 2 == 0 else {OWNER}
         traits |= {'CUSTOM_BENCH_GOLD'} if i % 5 == 0 else set()
         inventories = {
             'VCPU': _inventory(rng.choice((16, 32, 48, 64)), 16.0),
@@ -462,7 +479,8 @@ def load_nested(client, args):
     """Trees of root -> 2 NUMA nodes -> 4 NICs each (2 per physnet)."""
     def tree(i):
         rng = random.Random(args.seed * 1_000_003 + i)
-        providers = [(f'nested-{i}', {'DISK_GB': _inventory(2000)}, {AVX2},
+        providers = [(f'nested-{i}', {'DISK_GB': _inventory(2000)},
+                      {AVX2, OWNER},
                       (), None)]
         for n in range(2):
             providers.append((f'nested-{i}-numa{n}', {
@@ -476,7 +494,7 @@ def load_nested(client, args):
                     'SRIOV_NET_VF': _inventory(8),
                     'NET_BW_EGR_KILOBIT_PER_SEC': _inventory(10_000_000),
                     'NET_BW_IGR_KILOBIT_PER_SEC': _inventory(10_000_000)},
-                    {physnet}, (), numa))
+                    {physnet, OWNER}, (), numa))
         return providers
 
     load_in_batches(client, tree, range(args.trees), args.load_threads,
@@ -568,6 +586,10 @@ def flat_queries(member_of):
         ('flat member_of+required unlimited', f'{CANDIDATES}?{flat}'),
         ('flat resources-only limit=1000', f'{CANDIDATES}?{SMALL}&limit=1000'),
         ('flat resources-only unlimited', f'{CANDIDATES}?{SMALL}'),
+        ('nova 2026.2 flat member_of+required limit=1000',
+         f'{CANDIDATES}?{flat}&{NOVA_2026_2}&limit=1000'),
+        ('nova 2026.2 flat resources-only limit=1000',
+         f'{CANDIDATES}?{SMALL}&{NOVA_2026_2}&limit=1000'),
         ('providers resources', f'{PROVIDERS}?{SMALL}'),
         ('providers member_of+required',
          f'{PROVIDERS}?{_in_any(member_of)}&required={AVX2}'),
@@ -587,11 +609,12 @@ def _member_of_query(aggregates):
 def bad_input_queries(member_of):
     """Requests that must answer about as fast as the ones beside them
     (issue 11, "Bad input"): a limit beyond any integer (as unlimited),
-    2,000 aggregates named, every standard trait but one forbidden (as
-    resources-only ``limit=1000``), and requests matching nothing."""
+    2,000 aggregates named, every standard trait the sets do not use
+    forbidden (as resources-only ``limit=1000``), and requests matching
+    nothing."""
     unknown = [str(uuid.UUID(int=index + 1)) for index in range(2000)]
     forbidden = ','.join(f'!{name}' for name in sorted(os_traits.get_traits())
-                         if name not in (AVX2, SHARES))
+                         if name not in (AVX2, SHARES, OWNER))
     return [
         ('bad input: limit beyond any integer',
          f'{CANDIDATES}?{_member_of_query(member_of)}&limit={10 ** 30}'),
@@ -613,7 +636,11 @@ def nested_queries(_):
             ('nested granular same_subtree unlimited',
              f'{CANDIDATES}?{NESTED_QUERY}'),
             ('nested 3 VF groups isolate limit=10',
-             f'{CANDIDATES}?{VF_STRESS_QUERY}&limit=10')]
+             f'{CANDIDATES}?{VF_STRESS_QUERY}&limit=10'),
+            ('nova 2026.2 nested same_subtree limit=10',
+             f'{CANDIDATES}?{NOVA_NESTED_QUERY}&limit=10'),
+            ('nova 2026.2 nested 3 VF groups isolate limit=10',
+             f'{CANDIDATES}?{NOVA_VF_STRESS_QUERY}&limit=10')]
 
 
 # The operators' reports, measured on each data set after its queries.

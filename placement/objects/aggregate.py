@@ -12,15 +12,18 @@ from placement.objects import resource_provider
 
 AGG = models.PlacementAggregate.__table__
 _RP_AGG = models.ResourceProviderAggregate.__table__
+#: Built once (see resource_provider._BY_UUID).
+_UUIDS_OF_PROVIDER = (
+    sa.select(AGG.c.uuid)
+    .join(_RP_AGG, _RP_AGG.c.aggregate_id == AGG.c.id)
+    .where(_RP_AGG.c.resource_provider_id == sa.bindparam('provider_id'))
+    .order_by(AGG.c.uuid))
 
 
 def uuids_of_provider(conn, provider_id):
     """The sorted uuids of the aggregates provider ``provider_id`` is in."""
-    return list(conn.scalars(
-        sa.select(AGG.c.uuid)
-        .join(_RP_AGG, _RP_AGG.c.aggregate_id == AGG.c.id)
-        .where(_RP_AGG.c.resource_provider_id == provider_id)
-        .order_by(AGG.c.uuid)))
+    return list(conn.scalars(_UUIDS_OF_PROVIDER,
+                             {'provider_id': provider_id}))
 
 
 def _ids_by_uuid(conn, uuids, found):

@@ -9,15 +9,18 @@ from placement.objects import resource_provider
 from placement.objects import trait
 
 _RP_TRAIT = models.ResourceProviderTrait.__table__
+#: Built once (see resource_provider._BY_UUID).
+_NAMES_OF_PROVIDER = (
+    sa.select(trait.TRAIT.c.name)
+    .join(_RP_TRAIT, _RP_TRAIT.c.trait_id == trait.TRAIT.c.id)
+    .where(_RP_TRAIT.c.resource_provider_id == sa.bindparam('provider_id'))
+    .order_by(trait.TRAIT.c.name))
 
 
 def names_of_provider(conn, provider_id):
     """The sorted names of the traits of provider ``provider_id``."""
-    return list(conn.scalars(
-        sa.select(trait.TRAIT.c.name)
-        .join(_RP_TRAIT, _RP_TRAIT.c.trait_id == trait.TRAIT.c.id)
-        .where(_RP_TRAIT.c.resource_provider_id == provider_id)
-        .order_by(trait.TRAIT.c.name)))
+    return list(conn.scalars(_NAMES_OF_PROVIDER,
+                             {'provider_id': provider_id}))
 
 
 def replace_for_provider(conn, provider, generation, names):

@@ -70,6 +70,29 @@ def _select_providers():
         .outerjoin(_ROOT, _ROOT.c.id == RP.c.root_provider_id))
 
 
+#: The statements of every request about one provider, built once:
+#: building a SQLAlchemy statement costs several times the CPU of
+#: running it (the lookup by uuid: 0.6 against 0.08 ms).
+_BY_UUID = _select_providers().where(RP.c.uuid == sa.bindparam('uuid'))
+_GENERATION = sa.select(RP.c.generation).where(
+    RP.c.id == sa.bindparam('provider_id'))
+_GENERATION_SWAP = sa.update(RP).where(
+    RP.c.id == sa.bindparam('provider_id'),
+    RP.c.generation == sa.bindparam('seen'),
+).values(generation=RP.c.generation + 1)
+#: Another provider (not ``provider_id``, which may be None) with the
+#: name, or the uuid (which may be None).
+_SAME_NAME_OR_UUID = sa.select(RP.c.name, RP.c.uuid).where(
+    sa.or_(RP.c.name == sa.bindparam('name'),
+           RP.c.uuid == sa.bindparam('uuid')),
+    RP.c.id != sa.func.coalesce(
+        sa.bindparam('provider_id', type_=sa.Integer), 0))
+_INSERT = sa.insert(RP)
+_ITS_OWN_ROOT = sa.update(RP).where(
+    RP.c.id == sa.bindparam('provider_id')).values(
+    root_provider_id=sa.bindparam('provider_id'))
+
+
 #: A provider row built from what a write has just stored, with the
 #: columns of :func:`get_by_uuid`'s rows: no need to read it back.
 ProviderRow = collections.namedtuple('ProviderRow', (
@@ -92,8 +115,7 @@ def get_by_uuid(conn, uuid):
     canonical = canonical_uuid(uuid)
     row = None
     if canonical is not None:
-        row = conn.execute(
-            _select_providers().where(RP.c.uuid == canonical)).first()
+        row = conn.execute(_BY_UUID, {'uuid': canonical}).first()
     if row is None:
         raise _not_found(uuid)
     return row
@@ -153,18 +175,18 @@ def increment_generations(conn, expected):
     # when no row matches.
     if len(expected) == 1:
         [(provider_id, generation)] = expected.items()
-        seen = RP.c.id == provider_id, RP.c.generation == generation
+        result = conn.execute(_GENERATION_SWAP, {
+            'provider_id': provider_id, 'seen': generation})
     else:
-        seen = (RP.c.id.in_(sorted(expected)),
+        result = conn.execute(
+            sa.update(RP).where(
+                RP.c.id.in_(sorted(expected)),
                 RP.c.generation == sa.case(expected, value=RP.c.id))
-    result = conn.execute(
-        sa.update(RP).where(*seen).values(generation=RP.c.generation + 1))
+            .values(generation=RP.c.generation + 1))
     if result.rowcount != len(expected):
         if len(expected) == 1:
-            [(provider_id, generation)] = expected.items()
             raise generation_conflict(conn.scalar(
-                sa.select(RP.c.generation).where(RP.c.id == provider_id)),
-                generation)
+                _GENERATION, {'provider_id': provider_id}), generation)
         raise generation_conflict()
     return result.last_updated_params()['updated_at']
 
@@ -175,8 +197,7 @@ def check_generation(conn, provider_id, expected_generation):
     For a write that turns out to change nothing, and so keeps the
     generation.
     """
-    current = conn.scalar(
-        sa.select(RP.c.generation).where(RP.c.id == provider_id))
+    current = conn.scalar(_GENERATION, {'provider_id': provider_id})
     if current != expected_generation:
         raise generation_conflict(current, expected_generation)
 
@@ -258,14 +279,9 @@ def _subtree_ids(conn, provider):
 
 def _check_unique(conn, name, uuid=None, provider_id=None):
     """DuplicateName when another provider has ``name`` (or ``uuid``)."""
-    matches = [RP.c.name == name]
-    if uuid is not None:
-        matches.append(RP.c.uuid == uuid)
-    query = sa.select(RP.c.name, RP.c.uuid).where(sa.or_(*matches))
-    if provider_id is not None:
-        query = query.where(RP.c.id != provider_id)
     duplicates = []
-    for row in conn.execute(query):
+    for row in conn.execute(_SAME_NAME_OR_UUID, {
+            'name': name, 'uuid': uuid, 'provider_id': provider_id}):
         if row.uuid == uuid:
             duplicates.append(f'uuid: {uuid}')
         else:
@@ -280,13 +296,14 @@ def _duplicate(duplicates):
         f'exists.')
 
 
-def _write(conn, statement, duplicates):
-    """Run ``statement``; a unique violation (a race) is DuplicateName.
+def _write(conn, statement, duplicates, values=None):
+    """Run ``statement`` (with ``values``); a unique violation (a race)
+    is DuplicateName.
 
     No savepoint: the error ends the whole transaction.
     """
     try:
-        return conn.execute(statement)
+        return conn.execute(statement, values)
     except sa.exc.IntegrityError as exc:
         raise _duplicate(duplicates) from exc
 
@@ -307,17 +324,14 @@ def create(conn, name, uuid, parent_uuid=None):
         parent_id, root_id = parent.id, _root_id(parent)
     _check_unique(conn, name, uuid)
     result = _write(
-        conn,
-        sa.insert(RP).values(
-            uuid=uuid, name=name, generation=0,
-            parent_provider_id=parent_id, root_provider_id=root_id),
-        [f'name: {name}', f'uuid: {uuid}'])
+        conn, _INSERT, [f'name: {name}', f'uuid: {uuid}'],
+        {'uuid': uuid, 'name': name, 'generation': 0,
+         'parent_provider_id': parent_id, 'root_provider_id': root_id})
     if root_id is not None:
         return get_by_uuid(conn, uuid)
     # A root: its own root, and its row is what we write.
     new_id = result.inserted_primary_key[0]
-    rooted = conn.execute(sa.update(RP).where(RP.c.id == new_id)
-                          .values(root_provider_id=new_id))
+    rooted = conn.execute(_ITS_OWN_ROOT, {'provider_id': new_id})
     return ProviderRow(
         id=new_id, uuid=uuid, name=name, generation=0,
         parent_provider_id=None, root_provider_id=new_id,

@@ -10,6 +10,7 @@ from placement.reports import audit
 from tools import bench_allocation_candidates as bench
 from tools import bench_audit
 from tools import bench_claims
+from tools import bench_cloud
 from tools import bench_slow_clients
 
 TINY = ['--db', 'sqlite', '--providers', '30', '--trees', '2',
@@ -27,6 +28,13 @@ def test_candidates_benchmark_measures_every_query(tmp_path):
     rows = result['results']
     by_query = {row['query']: row for row in rows}
     assert by_query['flat resources-only limit=1000']['candidates'] > 0
+    # Every compute root is nova's: root_required=OWNER_NOVA drops none.
+    assert by_query['nova 2026.2 flat resources-only limit=1000'][
+        'candidates'] == by_query['flat resources-only limit=1000'][
+            'candidates']
+    assert by_query['nova 2026.2 nested same_subtree limit=10'][
+        'candidates'] == by_query['nested granular same_subtree limit=10'][
+            'candidates'] > 0
     assert all(row['median_ms'] > 0 for row in rows)
 
 
@@ -38,6 +46,37 @@ def test_claims_benchmark_claims_without_over_allocation(tmp_path):
     result = json.loads(out.read_text())
     assert result['over_allocated'] == 0
     assert result['results'][0]['claimed'] > 0
+
+
+def test_cloud_simulation_reports_every_operation(tmp_path):
+    """A few seconds of a tiny cloud: every kind of request is sent and
+    answered without a 5xx, and nothing is over-allocated."""
+    out = tmp_path / 'cloud.json'
+    assert bench_cloud.main([
+        '--db', 'sqlite', '--computes', '30', '--aggregates', '3',
+        '--rate', '5', '--seconds', '8', '--calibrate', '3',
+        '--inventory-change-percent', '100', '--migration-ratio', '0.5',
+        '--workers', '1', '--load-workers', '1', '--load-threads', '2',
+        '--client-threads', '4', '--json', str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert (result['computes'], result['providers']) == (30, 42)
+    assert result['over_allocated'] == 0
+    assert set(result['calibration']) >= {
+        'GET /allocation_candidates', 'PUT /allocations/{consumer}'}
+    [window] = result['windows']
+    rows = {row['operation']: row for row in window['operations']}
+    assert set(rows) == {
+        'GET .../allocations', 'GET .../inventories', 'PUT .../inventories',
+        'GET .../aggregates', 'GET .../traits',
+        'GET /resource_providers?in_tree',
+        'GET /resource_providers?member_of&required',
+        'GET /allocation_candidates', 'PUT /allocations/{consumer}',
+        'DELETE /allocations/{consumer}', 'GET /allocations/{consumer}',
+        'POST /allocations'}
+    assert all(row['errors_5xx'] == row['failed_other'] == 0
+               and row['p99_ms'] >= row['p50_ms'] > 0
+               for row in rows.values())
+    assert window['service_cpu_ms'] > 0
 
 
 def test_slow_clients_benchmark_measures_every_kind(tmp_path):
