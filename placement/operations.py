@@ -56,6 +56,7 @@ from placement.policies import trait as trait_policies
 from placement.policies import usage as usage_policies
 from placement.reports import audit
 from placement.reports import documents
+from placement.reports import explain
 from placement.schemas import aggregate as aggregate_schema
 from placement.schemas import allocation as allocation_schema
 from placement.schemas import inventory as inventory_schema
@@ -251,6 +252,43 @@ _GRANULAR = (' From 1.25 the group parameters ``resources``, ``required``, '
              '``member_of`` and ``in_tree`` may carry a suffix (digits; '
              'from 1.33 up to 64 of ``[a-zA-Z0-9_-]``) that makes a '
              'request group of its own.')
+
+#: The query of GET /allocation_candidates, which the explain report
+#: reads as it is read.
+_CANDIDATE_QUERY = (
+    QueryParam('resources', _RESOURCES + ' Required before 1.36 '
+               '(in one group at least).', repeated=query.LAST,
+               suffixes=_GROUP_SUFFIXES),
+    QueryParam('required', _REQUIRED,
+               versions=since(mv.CANDIDATES_TRAITS),
+               repeatable_since=mv.ANY_TRAITS,
+               suffixes=_GROUP_SUFFIXES),
+    QueryParam('member_of', _MEMBER_OF,
+               versions=since(mv.CANDIDATES_MEMBER_OF),
+               repeatable_since=mv.REPEATED_MEMBER_OF,
+               suffixes=_GROUP_SUFFIXES),
+    # A uuid: checked by provider_query, in upstream's words.
+    QueryParam('in_tree', 'The uuid of a provider: only '
+               'candidates from its tree.',
+               versions=since(mv.CANDIDATES_IN_TREE),
+               repeated=query.LAST,
+               suffixes=_GROUP_SUFFIXES),
+    QueryParam('limit', 'At most this many allocation requests.',
+               {'type': 'string', 'pattern': '^[1-9]([0-9]+)?$'},
+               versions=since(mv.CANDIDATES_LIMIT),
+               repeated=query.FIRST),
+    QueryParam('group_policy', 'How suffixed groups share '
+               'providers; required with two or more of them.',
+               {'type': 'string', 'enum': ['none', 'isolate']},
+               versions=since(mv.GRANULAR), repeated=query.FIRST),
+    QueryParam('root_required', 'Comma-separated traits the root '
+               'provider must have (``!`` forbids).',
+               versions=since(mv.ROOT_REQUIRED)),
+    QueryParam('same_subtree', 'Comma-separated group suffixes '
+               'to be satisfied from one subtree.',
+               versions=since(mv.SAME_SUBTREE),
+               repeatable_since=mv.SAME_SUBTREE),
+)
 
 _PROVIDER_RESPONSE = (
     Response(200, response.PROVIDER, before(mv.NESTED_PROVIDERS)),
@@ -555,40 +593,7 @@ OPERATIONS = (
         'involved.' + _GRANULAR,
         policy=candidate_policies.LIST, large_answer=True,
         versions=since(mv.ALLOCATION_CANDIDATES),
-        query=(
-            QueryParam('resources', _RESOURCES + ' Required before 1.36 '
-                       '(in one group at least).', repeated=query.LAST,
-                       suffixes=_GROUP_SUFFIXES),
-            QueryParam('required', _REQUIRED,
-                       versions=since(mv.CANDIDATES_TRAITS),
-                       repeatable_since=mv.ANY_TRAITS,
-                       suffixes=_GROUP_SUFFIXES),
-            QueryParam('member_of', _MEMBER_OF,
-                       versions=since(mv.CANDIDATES_MEMBER_OF),
-                       repeatable_since=mv.REPEATED_MEMBER_OF,
-                       suffixes=_GROUP_SUFFIXES),
-            # A uuid: checked by provider_query, in upstream's words.
-            QueryParam('in_tree', 'The uuid of a provider: only '
-                       'candidates from its tree.',
-                       versions=since(mv.CANDIDATES_IN_TREE),
-                       repeated=query.LAST,
-                       suffixes=_GROUP_SUFFIXES),
-            QueryParam('limit', 'At most this many allocation requests.',
-                       {'type': 'string', 'pattern': '^[1-9]([0-9]+)?$'},
-                       versions=since(mv.CANDIDATES_LIMIT),
-                       repeated=query.FIRST),
-            QueryParam('group_policy', 'How suffixed groups share '
-                       'providers; required with two or more of them.',
-                       {'type': 'string', 'enum': ['none', 'isolate']},
-                       versions=since(mv.GRANULAR), repeated=query.FIRST),
-            QueryParam('root_required', 'Comma-separated traits the root '
-                       'provider must have (``!`` forbids).',
-                       versions=since(mv.ROOT_REQUIRED)),
-            QueryParam('same_subtree', 'Comma-separated group suffixes '
-                       'to be satisfied from one subtree.',
-                       versions=since(mv.SAME_SUBTREE),
-                       repeatable_since=mv.SAME_SUBTREE),
-        ),
+        query=_CANDIDATE_QUERY,
         responses=(
             Response(200, response.CANDIDATES,
                      between(mv.ALLOCATION_CANDIDATES, mv.DICT_ALLOCATIONS)),
@@ -758,6 +763,17 @@ REPORTS = (
               policy=report_policies.AUDIT,
               query=_report_query(documents.AUDIT_ARGUMENTS),
               responses=(Response(200, audit.SCHEMA),), **_REPORT),
+    Operation('GET', '/reports/explain', reports.get_explain,
+              'Why GET /allocation_candidates finds what it finds for the '
+              'same query, read as it is at the request\'s microversion '
+              '(as at 1.10 below it): a funnel per request group and for '
+              'the request, the number of candidates, and the nearest '
+              'misses.', policy=report_policies.EXPLAIN,
+              query=(*_CANDIDATE_QUERY, QueryParam(
+                  'max_misses', 'The most misses shown (default 10).',
+                  {'type': 'string', 'pattern': '^(0|[1-9][0-9]{0,2})$'},
+                  code=errors.QUERYPARAM_BAD_VALUE)),
+              responses=(Response(200, explain.SCHEMA),), **_REPORT),
 )
 
 #: The URLs served without a token (``/`` also as the empty path); the

@@ -1,8 +1,9 @@
 """Handlers of the operators' reports under /reports (not microversioned).
 
 GET /reports/capacity, /reports/usage, /reports/usage/{project_id},
-/reports/headroom and /reports/audit answer JSON; GET /reports/ is the
-web page, which reads only those, and /reports/static/{name} its assets.
+/reports/headroom, /reports/audit and /reports/explain answer JSON; GET
+/reports/ is the web page, which reads only those, and
+/reports/static/{name} its assets.
 """
 
 import importlib.resources
@@ -13,8 +14,10 @@ import webob.exc
 
 from placement import query
 from placement import util
+from placement.handlers import provider_query
 from placement.policies import reports as policies
 from placement.reports import documents
+from placement.reports import explain
 
 _STATIC = importlib.resources.files('placement.reports') / 'static'
 #: The only names served: nothing outside the directory, whatever is asked.
@@ -79,6 +82,17 @@ def get_audit(req):
             '(the audit takes none; the live consumers are an option of '
             'placement-manage audit)')
     return _answer(req, policies.AUDIT, documents.audit)
+
+
+def get_explain(req):
+    """The query is read as GET /allocation_candidates reads it at the
+    request's microversion (its parsers, its errors)."""
+    params = query.of(req)
+    request = provider_query.candidate_request(req, params)
+    max_misses = int(params.get('max_misses', explain.MAX_MISSES))
+    with provider_query.resources_named_known():
+        return _answer(req, policies.EXPLAIN, documents.explain,
+                       request=request, max_misses=max_misses)
 
 
 def _file_response(name):

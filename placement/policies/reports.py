@@ -6,6 +6,7 @@ CAPACITY = 'placement:reports:capacity'
 USAGE = 'placement:reports:usage'
 HEADROOM = 'placement:reports:headroom'
 AUDIT = 'placement:reports:audit'
+EXPLAIN = 'placement:reports:explain'
 
 _RULES = [
     base.api_rule(
@@ -29,6 +30,11 @@ _RULES = [
         'trees or without allocations, missing records, broken provider '
         'trees.',
         [('GET', '/reports/audit')]),
+    base.api_rule(
+        EXPLAIN, base.ADMIN_OR_SERVICE_API,
+        'Explain what a GET /allocation_candidates query finds: how many '
+        'providers and trees pass each condition, and the nearest misses.',
+        [('GET', '/reports/explain')]),
 ]
 
 

@@ -9,6 +9,7 @@ import time
 from placement.reports import arguments
 from placement.reports import audit as audit_report
 from placement.reports import capacity as capacity_report
+from placement.reports import explain as explain_report
 from placement.reports import headroom as headroom_report
 from placement.reports import usage as usage_report
 from placement.reports import zones
@@ -53,3 +54,10 @@ def headroom(conn, conf, params):
 
 def audit(conn, conf, params):
     return audit_report.report(conn)
+
+
+def explain(conn, conf, params, request, max_misses):
+    """``request``: the :class:`CandidateRequest` the query made, read
+    as GET /allocation_candidates reads it (by the caller, which knows
+    the microversion)."""
+    return explain_report.report(conn, request, max_misses)
