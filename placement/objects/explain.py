@@ -143,9 +143,13 @@ def conditions(narrowing, group, resources):
     for name in resources:
         found.append(Condition(INVENTORY, name, _has_inventory(
             narrowing.class_ids[name])))
+    # Without inventory of the class a provider fails its inventory
+    # condition only: the capacity condition asks about the inventory
+    # there is.
     for name, amount in resources.items():
+        class_id = narrowing.class_ids[name]
         found.append(Condition(CAPACITY, name, provider_filter.has_capacity(
-            RP.c.id, narrowing.class_ids[name], amount)))
+            RP.c.id, class_id, amount) | ~_has_inventory(class_id)))
     if group.suffix or not group.resources:
         found += [Condition(REQUIRED, sorted(names),
                             narrowing._has_any(names))
