@@ -60,6 +60,7 @@ TABLE = """
 | `placement:reports:usage` | yes | yes | yes | yes | no | no | no |
 | `placement:reports:headroom` | yes | yes | no | no | no | no | no |
 | `placement:reports:audit` | yes | yes | no | no | no | no | no |
+| `placement:reports:explain` | yes | yes | no | no | no | no | no |
 | `placement:metrics` | yes | yes | no | no | no | no | no |
 """  # noqa: E501 (the rows as the spec has them)
 
@@ -194,6 +195,8 @@ REQUESTS = {
     'placement:reports:headroom': (
         'GET', '/reports/headroom?resources=VCPU:1', 200),
     'placement:reports:audit': ('GET', '/reports/audit', 200),
+    'placement:reports:explain': (
+        'GET', '/reports/explain?resources=VCPU:1', 200),
     'placement:metrics': ('GET', '/metrics', 200),
 }
 

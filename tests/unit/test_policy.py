@@ -128,6 +128,9 @@ REPORT_RULES = {
     'placement:reports:audit': (
         'rule:admin_or_service_api', ['project'],
         [('GET', '/reports/audit')]),
+    'placement:reports:explain': (
+        'rule:admin_or_service_api', ['project'],
+        [('GET', '/reports/explain')]),
 }
 # GET /metrics (not in the reference either), last.
 METRICS_RULES = {
