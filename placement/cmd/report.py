@@ -9,6 +9,8 @@
     placement-manage report headroom --resources VCPU:4,MEMORY_MB:8192
         [--required TRAITS]... [--member-of AGGREGATES]... [--in-tree UUID]
         [--format table|json]
+    placement-manage report explain 'resources=VCPU:4&required=...'
+        [--microversion 1.39] [--format table|json]
 
 The same documents as GET /reports/..., for admins on a controller node
 without a token; ``table`` (the default) prints them as tables.
@@ -17,12 +19,17 @@ without a token; ``table`` (the default) prints them as tables.
 import json
 import sys
 
+import webob
 import webob.exc
 
 from placement import exception
+from placement import microversion
+from placement import operations
+from placement import query
 from placement.cmd import text_table
 from placement.db import api as db_api
 from placement.reports import documents
+from placement.reports import explain
 from placement.reports import zones
 
 # The repeatable options, named as the query arguments they stand for.
@@ -108,6 +115,35 @@ def _headroom_tables(document):
             f"Not counted: {report['not_counted']}"]
 
 
+def _explain_tables(document):
+    report = document['explain']
+    slots = [[slot['suffix'] or '(unsuffixed)',
+              ','.join(f'{name}:{amount}' for name, amount
+                       in slot['resources'].items()),
+              stage['stage'], stage['count']]
+             for slot in report['groups'] for stage in slot['funnel']]
+    return [_table(['Group', 'Resources', 'Stage', 'Providers'], slots),
+            _table(['Stage', 'Trees'],
+                   [[stage['stage'], stage['count']]
+                    for stage in report['funnel']]),
+            f"Candidates: {report['candidates']} (from {report['trees']} "
+            f"trees)",
+            '\n'.join(['Nearest misses:', *([
+                f"  {miss['sentence']}" for miss in report['misses']]
+                or ['  none'])])]
+
+
+def _explain_arguments(args):
+    """The explain report's arguments: the query string read as the API
+    reads it at ``--microversion``."""
+    req = webob.Request.blank(f'/reports/explain?{args.query}')
+    req.environ[microversion.MICROVERSION_ENVIRON] = args.microversion
+    operation = next(operation for operation in operations.REPORTS
+                     if operation.path == '/reports/explain')
+    request, max_misses = explain.arguments(req, query.parse(operation, req))
+    return {'request': request, 'max_misses': max_misses}
+
+
 def _usage(conn, conf, params, project=None):
     if project is not None:
         return documents.project_usage(conn, conf, params, project)
@@ -122,6 +158,7 @@ _REPORTS = {
               documents.USAGE_ARGUMENTS | documents.PROJECT_USAGE_ARGUMENTS),
     'headroom': (documents.headroom, _headroom_tables,
                  documents.HEADROOM_ARGUMENTS),
+    'explain': (documents.explain, _explain_tables, ()),
 }
 
 
@@ -146,6 +183,8 @@ def run(commands):
     extra = {'project': args.project} if args.report == 'usage' else {}
     database = db_api.connected(conf.placement_database)
     try:
+        if args.report == 'explain':
+            extra = _explain_arguments(args)
         document = database.read(build, conf, _params(args, names),
                                  **extra)
     except (webob.exc.HTTPBadRequest, exception.PlacementError,
@@ -181,6 +220,9 @@ def add_parsers(subparsers):
             'usage', help='Usage per project.'),
         'headroom': reports.add_parser(
             'headroom', help='How many more workloads of a size fit.'),
+        'explain': reports.add_parser(
+            'explain', help='Why GET /allocation_candidates finds what it '
+                            'finds for a query.'),
     }
     for parser in parsers.values():
         parser.add_argument('--format', choices=('table', 'json'),
@@ -206,3 +248,12 @@ def add_parsers(subparsers):
         '--resources', required=True, metavar='CLASS:AMOUNT,...',
         help='The size of one workload, e.g. VCPU:4,MEMORY_MB:8192.')
     _add_list_option(parsers['headroom'], 'required', 'TRAITS')
+    parsers['explain'].add_argument(
+        'query', metavar='QUERY',
+        help='The query string of GET /allocation_candidates, e.g. '
+             "'resources=VCPU:4&required=HW_CPU_X86_AVX2&max_misses=5'.")
+    parsers['explain'].add_argument(
+        '--microversion', default=microversion.MAX_VERSION_STRING,
+        type=microversion.parse,
+        help='Read the query as at this microversion (default: the '
+             'latest).')

@@ -14,7 +14,6 @@ import webob.exc
 
 from placement import query
 from placement import util
-from placement.handlers import provider_query
 from placement.policies import reports as policies
 from placement.reports import documents
 from placement.reports import explain
@@ -85,14 +84,9 @@ def get_audit(req):
 
 
 def get_explain(req):
-    """The query is read as GET /allocation_candidates reads it at the
-    request's microversion (its parsers, its errors)."""
-    params = query.of(req)
-    request = provider_query.candidate_request(req, params)
-    max_misses = int(params.get('max_misses', explain.MAX_MISSES))
-    with provider_query.resources_named_known():
-        return _answer(req, policies.EXPLAIN, documents.explain,
-                       request=request, max_misses=max_misses)
+    request, max_misses = explain.arguments(req, query.of(req))
+    return _answer(req, policies.EXPLAIN, documents.explain,
+                   request=request, max_misses=max_misses)
 
 
 def _file_response(name):

@@ -6,6 +6,7 @@
 
 import time
 
+from placement.handlers import provider_query
 from placement.reports import arguments
 from placement.reports import audit as audit_report
 from placement.reports import capacity as capacity_report
@@ -60,4 +61,5 @@ def explain(conn, conf, params, request, max_misses):
     """``request``: the :class:`CandidateRequest` the query made, read
     as GET /allocation_candidates reads it (by the caller, which knows
     the microversion)."""
-    return explain_report.report(conn, request, max_misses)
+    with provider_query.resources_named_known():
+        return explain_report.report(conn, request, max_misses)

@@ -6,6 +6,7 @@ they become the document, each miss with a sentence an operator reads
 ("compute-17: VCPU 4 asked, 2 free of 64").
 """
 
+from placement.handlers import provider_query
 from placement.objects import explain as explain_obj
 
 #: Misses shown when ``max_misses`` is not given.
@@ -34,6 +35,14 @@ _STAGE_WORDS = {
     explain_obj.ISOLATE: 'no choice of its providers meets '
                          'group_policy=isolate',
 }
+
+
+def arguments(req, params):
+    """``(CandidateRequest, max_misses)`` of the validated query
+    ``params`` of ``req``, read as GET /allocation_candidates reads its
+    query at the microversion of ``req`` (its parsers, its errors)."""
+    return (provider_query.candidate_request(req, params),
+            int(params.get('max_misses', MAX_MISSES)))
 
 
 def _group_name(suffix):
