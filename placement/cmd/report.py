@@ -133,11 +133,11 @@ def _explain_tables(document):
                 or ['  none'])])]
 
 
-def _explain_arguments(args):
-    """The explain report's arguments: the query string read as the API
-    reads it at ``--microversion``."""
-    req = webob.Request.blank(f'/reports/explain?{args.query}')
-    req.environ[microversion.MICROVERSION_ENVIRON] = args.microversion
+def explain_arguments(query_string, version):
+    """The explain report's arguments: ``query_string`` read as the API
+    reads it at microversion ``version``; webob's 400 if it is bad."""
+    req = webob.Request.blank(f'/reports/explain?{query_string}')
+    req.environ[microversion.MICROVERSION_ENVIRON] = version
     operation = next(operation for operation in operations.REPORTS
                      if operation.path == '/reports/explain')
     request, max_misses = explain.arguments(req, query.parse(operation, req))
@@ -184,7 +184,7 @@ def run(commands):
     database = db_api.connected(conf.placement_database)
     try:
         if args.report == 'explain':
-            extra = _explain_arguments(args)
+            extra = explain_arguments(args.query, args.microversion)
         document = database.read(build, conf, _params(args, names),
                                  **extra)
     except (webob.exc.HTTPBadRequest, exception.PlacementError,

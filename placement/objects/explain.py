@@ -285,6 +285,7 @@ class _TreeFunnel:
             self._stage(ROOT_REQUIRED,
                         narrowing._roots_with_root_traits(_WHOLE_CLOUD))
         roots = sorted(final)
+        self.trees = search._Trees(conn, narrowing, names)
         rules = search._rules(request)
         relaxed = [(COMBINED, dataclasses.replace(
             rules, isolate=False, same_subtree=()))]
@@ -310,8 +311,9 @@ class _TreeFunnel:
 
     def _candidates(self, roots, rules, first_only=True):
         """``(root, first candidate or None)`` of each of ``roots``, or
-        ``(root, generator)`` without ``first_only``, under ``rules``."""
-        trees = search._Trees(self.conn, self.narrowing, self.names)
+        ``(root, generator)`` without ``first_only``, under ``rules``;
+        the trees loaded by one pass serve the next."""
+        trees = self.trees
         trees.rules = rules
         for root, generator in trees.candidates_by_root([roots], None):
             yield root, next(generator, None) if first_only else generator
