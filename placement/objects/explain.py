@@ -185,7 +185,9 @@ def _considered(narrowing, resources):
 
 def _slot(conn, narrowing, group, resources, max_misses):
     """The :class:`Slot` and the misses (at most ``max_misses``) of one
-    slot: two statements over a flag per provider and condition."""
+    slot, from one statement over a flag per provider and condition:
+    a row per pattern of flags (with its number of providers) and the
+    first providers failing one condition only."""
     found = conditions(narrowing, group, resources)
     flags = (sa.select(RP.c.id, RP.c.uuid, RP.c.name, *(
         sa.case((condition.clause, 1), else_=0).label(f'f{index}')
@@ -193,37 +195,44 @@ def _slot(conn, narrowing, group, resources, max_misses):
         .where(_considered(narrowing, resources))
         .subquery('flags'))
     columns = [flags.c[f'f{index}'] for index in range(len(found))]
+    failed = sa.literal(len(found)) - sum(columns, sa.literal(0))
+    ranked = sa.select(
+        flags, failed.label('failed'),
+        sa.func.count().over(partition_by=columns).label('providers'),
+        sa.func.row_number().over(partition_by=columns,
+                                  order_by=flags.c.id).label('in_pattern'),
+        sa.func.row_number().over(partition_by=failed,
+                                  order_by=flags.c.id).label('in_failed'),
+    ).subquery('ranked')
+    rows = conn.execute(sa.select(ranked).where(
+        (ranked.c.in_pattern == 1)
+        | ((ranked.c.failed == 1) & (ranked.c.in_failed <= max_misses)))
+        .order_by(ranked.c.id)).all()
+    patterns = [(row[3:3 + len(found)], row.providers)
+                for row in rows if row.in_pattern == 1]
     stages, ends = [], {}
     for index, condition in enumerate(found):
         if condition.stage not in ends:
             stages.append(condition.stage)
         ends[condition.stage] = index + 1
-    sums = [sa.func.count()] + [
-        sa.func.sum(sa.case((sa.and_(*(column == 1 for column
-                                      in columns[:ends[stage]])), 1),
-                            else_=0))
-        for stage in stages]
-    counts = [int(count or 0)
-              for count in conn.execute(sa.select(*sums)
-                                        .select_from(flags)).one()]
-    slot = Slot(suffix=group.suffix, resources=dict(resources),
-                considered=counts[0],
-                funnel=tuple(map(Stage, stages, counts[1:])))
+    slot = Slot(
+        suffix=group.suffix, resources=dict(resources),
+        considered=sum(providers for _, providers in patterns),
+        funnel=tuple(Stage(stage, sum(
+            providers for pattern, providers in patterns
+            if all(pattern[:ends[stage]]))) for stage in stages))
+    missed = [row for row in rows
+              if row.failed == 1 and row.in_failed <= max_misses]
+    numbers = _inventories(conn, [row.id for row in missed])
     misses = []
-    if found and max_misses:
-        failed = sa.literal(len(found)) - sum(columns, sa.literal(0))
-        rows = conn.execute(
-            sa.select(flags).where(failed == 1)
-            .order_by(flags.c.id).limit(max_misses)).all()
-        numbers = _inventories(conn, [row.id for row in rows])
-        for row in rows:
-            condition = found[list(row[3:]).index(0)]
-            details = {'subject': condition.subject}
-            if condition.stage == CAPACITY:
-                details.update(numbers.get((row.id, condition.subject), {}),
-                               asked=resources[condition.subject])
-            misses.append(Miss(row.uuid, row.name, group.suffix,
-                               condition.stage, details))
+    for row in missed:
+        condition = found[list(row[3:3 + len(found)]).index(0)]
+        details = {'subject': condition.subject}
+        if condition.stage == CAPACITY:
+            details.update(numbers.get((row.id, condition.subject), {}),
+                           asked=resources[condition.subject])
+        misses.append(Miss(row.uuid, row.name, group.suffix,
+                           condition.stage, details))
     return slot, misses
 
 
