@@ -58,6 +58,7 @@ TABLE = """
 | `placement:reshaper:reshape` | no (legacy: yes) | yes | no | no | no | no | no |
 | `placement:reports:audit` | yes | yes | no | no | no | no | no |
 | `placement:reports:capacity` | yes | yes | no | no | no | no | no |
+| `placement:reports:explain` | yes | yes | no | no | no | no | no |
 | `placement:reports:headroom` | yes | yes | no | no | no | no | no |
 | `placement:reports:usage` | yes | yes | yes | yes | no | no | no |
 | `placement:metrics` | yes | yes | no | no | no | no | no |
@@ -191,6 +192,8 @@ REQUESTS = {
     # The operators' reports (not in the spec's table).
     'placement:reports:audit': ('GET', '/reports/audit', 200),
     'placement:reports:capacity': ('GET', '/reports/capacity', 200),
+    'placement:reports:explain': (
+        'GET', '/reports/explain?resources=VCPU:1', 200),
     'placement:reports:headroom': (
         'GET', '/reports/headroom?resources=VCPU:1', 200),
     'placement:reports:usage': ('GET', f'/reports/usage/{PROJECT}', 200),

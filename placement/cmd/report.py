@@ -9,18 +9,30 @@
     placement-manage report headroom --resources VCPU:4,MEMORY_MB:8192
         [--required TRAITS]... [--member-of AGGREGATES]... [--in-tree UUID]
         [--format table|json]
+    placement-manage report explain 'resources=VCPU:4&required=...'
+        [--microversion 1.39] [--format table|json]
 
 The same documents as GET /reports/..., for admins on a controller node
 without a token; ``table`` (the default) prints them as tables. The
 commands and their options are derived from the reports' declarations
 (:mod:`placement.reports.declared`): a command per ``command`` named,
-an option per argument and per path variable.
+an option per argument and per path variable. A report that reads the
+query of GET /allocation_candidates (explain) takes it as a query string,
+read as the API reads it at ``--microversion``: the operation table's
+parameters and :func:`placement.query.parse`.
 """
 
 import json
 import sys
 
+import webob
+import webob.exc
+
 from placement import exception
+from placement import microversion
+from placement import operations
+from placement import provider_query
+from placement import query
 from placement.db import api as db_api
 from placement.reports import declared
 from placement.reports import zones
@@ -51,6 +63,19 @@ def _params(args, report):
     return params
 
 
+def _read_query(report, query_string, version):
+    """``(params, variables)`` of a report that reads the candidates'
+    query: ``query_string`` read as GET ``report.path`` reads it at
+    ``version`` (webob's 400 when it is bad)."""
+    req = webob.Request.blank(f'{report.path}?{query_string}')
+    req.environ[microversion.MICROVERSION_ENVIRON] = version
+    operation = next(operation for operation in operations.REPORTS
+                     if operation.path == report.path)
+    given = query.parse(operation, req)
+    return ({name: given.every(name) for name in given},
+            {'request': provider_query.candidate_request(version, given)})
+
+
 def _chosen(reports, args):
     """The report of the command whose path variables are all given, and
     their values."""
@@ -69,8 +94,14 @@ def run(commands):
     report, variables = _chosen(_commands()[args.report], args)
     database = db_api.connected(conf.placement_database)
     try:
-        document = database.read(report.build, conf, _params(args, report),
-                                 **variables)
+        params = _params(args, report)
+        if report.candidate_query:
+            params, variables = _read_query(report, args.query,
+                                            args.microversion)
+        document = database.read(report.build, conf, params, **variables)
+    except webob.exc.HTTPBadRequest as exc:
+        print(exc.detail, file=sys.stderr)
+        return 1
     except (exception.PlacementError, zones.ZoneMapError) as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -114,6 +145,16 @@ def _add_arguments(parser, reports):
         for option, help_text in report.path_options.values():
             parser.add_argument(_option(option), dest=option,
                                 help=help_text)
+        if report.candidate_query:
+            parser.add_argument(
+                'query', metavar='QUERY',
+                help='The query string of GET /allocation_candidates, '
+                     "e.g. 'resources=VCPU:4&required=HW_CPU_X86_AVX2'.")
+            parser.add_argument(
+                '--microversion', default=microversion.MAX_VERSION_STRING,
+                type=microversion.parse,
+                help='Read the query as at this microversion (default: '
+                     'the latest).')
 
 
 def add_parsers(subparsers):

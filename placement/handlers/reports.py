@@ -11,6 +11,8 @@ import mimetypes
 import webob
 import webob.exc
 
+from placement import microversion
+from placement import provider_query
 from placement import query
 from placement import util
 
@@ -51,6 +53,9 @@ def answering(report):
         params = {name: given.every(name) for name in given}
         variables = {name: util.path_arg(req, name)
                      for name in report.variables()}
+        if report.candidate_query:
+            variables['request'] = provider_query.candidate_request(
+                microversion.of(req), given)
         context = req.environ['placement.context']
         context.can(report.policy.name, report.target(variables))
         return util.Result(context.db.read(

@@ -11,6 +11,7 @@ from placement.contract import Operation
 from placement.contract import QueryParam
 from placement.contract import Response
 from placement.handlers import reports
+from placement.operations import allocation_candidate
 from placement.reports import declared
 
 
@@ -20,12 +21,14 @@ def _operation(report):
     return Operation(
         'GET', report.path, reports.answering(report), report.summary,
         policy=report.policy.name, query_before_policy=True, large_answer=True,
-        query=tuple(
-            QueryParam(argument.name, argument.help,
-                       repeatable_since=mv.BASE if argument.repeatable
-                       else None)
-            for argument in sorted(report.arguments,
-                                   key=lambda argument: argument.name)),
+        query=(
+            *(allocation_candidate.QUERY if report.candidate_query else ()),
+            *(QueryParam(argument.name, argument.help, argument.schema,
+                         code=argument.code,
+                         repeatable_since=mv.BASE if argument.repeatable
+                         else None)
+              for argument in sorted(report.arguments,
+                                     key=lambda argument: argument.name))),
         responses=(Response(200, report.schema),),
         errors={400: QUERY_ERRORS})
 

@@ -11,6 +11,8 @@ import dataclasses
 import re
 import typing
 
+from placement import errors
+
 
 @dataclasses.dataclass(frozen=True)
 class Argument:
@@ -26,6 +28,11 @@ class Argument:
     #: Required on the command line (HTTP says so in the builder's
     #: words, see :func:`placement.reports.arguments.shape`).
     required: bool = False
+    #: The JSON schema of its value over HTTP, and the error code of a
+    #: value that fails it.
+    schema: dict = dataclasses.field(
+        default_factory=lambda: {'type': 'string'})
+    code: str = errors.DEFAULT
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,6 +71,11 @@ class Report:
     #: ``target(path variables)``: the policy target (None: the
     #: requester's own project).
     target: typing.Callable = lambda variables: None
+    #: It also reads the query of GET /allocation_candidates, as that
+    #: operation reads it at the request's microversion (the command
+    #: takes it as a query string and ``--microversion``): ``build``
+    #: gets the :class:`CandidateRequest` it makes as ``request``.
+    candidate_query: bool = False
     #: For a report without arguments: the end of the 400's detail when
     #: one is given anyway (rather than ignored).
     refuses_arguments: str | None = None

@@ -29,7 +29,7 @@ RULES = {
       for action in ('delete', 'list', 'show', 'update')),
     'placement:usages',
     *(f'placement:reports:{report}'
-      for report in ('audit', 'capacity', 'headroom', 'usage')),
+      for report in ('audit', 'capacity', 'explain', 'headroom', 'usage')),
     'placement:metrics',
 }
 
@@ -81,7 +81,7 @@ def test_policy_sample(tmp_path, config_dir):
     rules = yaml.safe_load('\n'.join(
         line[1:] for line in sample.splitlines()
         if line.startswith('#"')))
-    assert len(RULES) == 38
+    assert len(RULES) == 39
     assert {name for name in rules if name.startswith('placement:')} == (
         RULES)
     assert set(rules) == {rule.name for rule in policies.list_rules()}

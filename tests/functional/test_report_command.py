@@ -47,6 +47,9 @@ def report_json(tmp_path, config, *args):
      '&required=!HW_CPU_X86_AVX2',
      ['headroom', '--resources', 'VCPU:4,MEMORY_MB:2048',
       '--required', '!HW_CPU_X86_AVX2']),
+    # The page asks without a microversion: 1.0.
+    ('/reports/explain?resources=VCPU:40&max_misses=2',
+     ['explain', 'resources=VCPU:40&max_misses=2', '--microversion', '1.0']),
 ])
 def test_json_is_the_http_document(tmp_path, application, config, path,
                                    args):
@@ -59,6 +62,40 @@ def table_rows(stdout):
     """The cells of each row of the printed tables."""
     return [[cell.strip() for cell in line.strip('|').split('|')]
             for line in stdout.splitlines() if line.startswith('|')]
+
+
+def test_explain_table(tmp_path, application, config):
+    result = report(tmp_path, config, 'explain',
+                    'resources=VCPU:4&resources1=VCPU:1,CUSTOM_LICENSE:1')
+    assert result.returncode == 0, result.stderr
+    assert table_rows(result.stdout) == [
+        ['Group', 'Resources', 'Stage', 'Providers'],
+        ['(unsuffixed)', 'VCPU:4', 'inventory', '3'],
+        ['(unsuffixed)', 'VCPU:4', 'capacity', '3'],
+        ['1', 'VCPU:1,CUSTOM_LICENSE:1', 'inventory', '1'],
+        ['1', 'VCPU:1,CUSTOM_LICENSE:1', 'capacity', '1'],
+        ['Stage', 'Trees'],
+        ['groups', '1'],
+        ['combined', '1'],
+    ]
+    assert 'Candidates: 1 (from 1 trees)' in result.stdout
+    assert "  cn1: no inventory of CUSTOM_LICENSE (group '1')" in (
+        result.stdout)
+
+
+def test_explain_reads_the_query_at_the_microversion(tmp_path, application,
+                                                     config):
+    result = report(tmp_path, config, 'explain',
+                    'resources=VCPU:1&root_required=HW_CPU_X86_AVX2',
+                    '--microversion', '1.34')
+    assert result.returncode == 1
+    assert "'root_required' does not match any of the regexes" in (
+        result.stderr)
+    result = report(tmp_path, config, 'explain',
+                    'resources=VCPU:1&root_required=HW_CPU_X86_AVX2',
+                    '--microversion', '1.35', '--format', 'json')
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)['explain']['candidates'] == 1
 
 
 def test_capacity_table(tmp_path, application, config):

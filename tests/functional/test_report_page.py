@@ -1,8 +1,8 @@
 """The operators' page in a real headless browser (Debian's chromium).
 
 The page is served over HTTP by the application of the report cloud; its
-numbers must be those of the JSON reports, its headroom form must
-answer, and its audit panel show the counts of the audit.
+numbers must be those of the JSON reports, its headroom and explain
+forms must answer, and its audit panel show the counts of the audit.
 """
 
 import contextlib
@@ -11,6 +11,7 @@ import threading
 from wsgiref import simple_server
 
 import pytest
+import webob
 from selenium import webdriver
 from selenium.webdriver.chrome import service as chrome_service
 from selenium.webdriver.common.by import By
@@ -196,6 +197,53 @@ def test_headroom_form_answers(application, page):
                        'providers': zone['providers']}
         for zone in headroom['per_availability_zone']}
     assert 'Not counted: ' in result.text
+
+
+def _explain_document(application, query):
+    """The explain report of ``query`` at the latest microversion, as
+    the page asks for it."""
+    response = webob.Request.blank(f'/reports/explain?{query}', headers={
+        'X-Auth-Token': 'admin', 'OpenStack-API-Version': 'placement latest',
+    }).get_response(application)
+    assert response.status_int == 200, response.text
+    return response.json['explain']
+
+
+def test_explain_form_draws_the_funnels_and_the_misses(application, page):
+    field = page.find_element(By.ID, 'explain-resources')
+    field.clear()
+    field.send_keys('VCPU:40')
+    page.find_element(By.ID, 'explain-groups').send_keys(
+        'resources1=VCPU:1,CUSTOM_LICENSE:1&group_policy=none')
+    page.find_element(By.CSS_SELECTOR, '#explain-form button').click()
+    result = page.find_element(By.ID, 'explain-result')
+    ui.WebDriverWait(page, WAIT_SECONDS).until(
+        expected_conditions.visibility_of(result))
+    explain = _explain_document(
+        application, 'resources1=VCPU:1,CUSTOM_LICENSE:1&group_policy=none'
+        '&resources=VCPU:40')
+    assert page.find_element(By.ID, 'explain-count').text == str(
+        explain['candidates']) == '0'
+    rows = page.find_elements(By.CSS_SELECTOR, '#explain-funnel tbody tr')
+    expected = [('trees', stage['stage'], stage['count'])
+                for stage in explain['funnel']]
+    for group in explain['groups']:
+        resources = ','.join(f'{name}:{amount}'
+                             for name, amount in group['resources'].items())
+        expected += [
+            (f"group {group['suffix'] or '(unsuffixed)'} {resources}",
+             stage['stage'], stage['count']) for stage in group['funnel']]
+    assert [(row.get_attribute('data-of'), row.get_attribute('data-stage'),
+             cell_numbers(row)['count']) for row in rows] == expected
+    # A bar per stage, as long as the share of its funnel's first stage.
+    assert all(row.find_elements(By.CSS_SELECTOR, 'svg.bar rect.used')
+               for row in rows)
+    misses = [item.text for item in page.find_elements(
+        By.CSS_SELECTOR, '#explain-misses li')]
+    assert misses == [miss['sentence'] for miss in explain['misses']]
+    assert ('cn1: VCPU 40 asked, 42 free of 64 (max_unit 32) (the '
+            'unsuffixed group)') in misses
+    assert "cn1: no inventory of CUSTOM_LICENSE (group '1')" in misses
 
 
 def test_the_page_breaks_none_of_its_security_policy(page):

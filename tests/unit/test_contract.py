@@ -152,6 +152,18 @@ _REPORT_BODIES = [
          'orphaned_allocations': {**_FINDING,
                                   'by_consumer_type': {'unknown': 0}}}}},
      {'audit': {'clean': 'yes', 'findings': {}}}),
+    ('/reports/explain',
+     {'explain': {'candidates': 1, 'trees': 1, 'via_sharing': 0,
+                  'funnel': [{'stage': 'groups', 'count': 1}],
+                  'groups': [{'suffix': '', 'resources': {'VCPU': 4},
+                              'considered': 2,
+                              'funnel': [{'stage': 'inventory',
+                                          'count': 2}]}],
+                  'misses': [{'provider': {'uuid': 'u', 'name': 'cn1'},
+                              'group': None, 'kind': 'capacity',
+                              'details': {}, 'sentence': 's'}],
+                  'counted': 'c'}},
+     {'explain': {'candidates': -1, 'funnel': [{'stage': 1}]}}),
 ]
 
 

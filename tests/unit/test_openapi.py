@@ -36,7 +36,7 @@ def test_every_operation_is_documented():
                           for op in operations.OPERATIONS} | {
         ('GET', '/reports/capacity'), ('GET', '/reports/usage'),
         ('GET', '/reports/usage/{project_id}'), ('GET', '/reports/headroom'),
-        ('GET', '/reports/audit')}
+        ('GET', '/reports/audit'), ('GET', '/reports/explain')}
 
 
 def test_lints_clean():
@@ -69,6 +69,20 @@ def test_the_audit_report_has_a_real_schema():
     example = findings['properties']['over_capacity']['properties'][
         'examples']['items']
     assert example['properties']['capacity'] == {'type': 'integer'}
+
+
+def test_the_explain_report_has_a_real_schema():
+    path = DOCUMENT['paths']['/reports/explain']['get']
+    schema = path['responses']['200']['content']['application/json'][
+        'schema']
+    miss = schema['properties']['explain']['properties']['misses']['items']
+    assert {'provider', 'group', 'kind', 'details', 'sentence'} == set(
+        miss['required'])
+    # The query of GET /allocation_candidates, and max_misses.
+    assert {'resources', 'required', 'member_of', 'in_tree',
+            'group_policy', 'root_required', 'same_subtree', 'limit',
+            'max_misses'} <= {param.get('name')
+                              for param in path['parameters']}
 
 
 def test_every_error_code_is_documented():

@@ -123,6 +123,9 @@ REPORT_RULES = {
     'placement:reports:capacity': (
         'rule:admin_or_service_api', ['project'],
         [('GET', '/reports/capacity')]),
+    'placement:reports:explain': (
+        'rule:admin_or_service_api', ['project'],
+        [('GET', '/reports/explain')]),
     'placement:reports:headroom': (
         'rule:admin_or_service_api', ['project'],
         [('GET', '/reports/headroom')]),

@@ -1,6 +1,6 @@
 // The operators' page: reads /reports/capacity, /reports/usage,
-// /reports/headroom and /reports/audit (relative to this page) and draws
-// them. No library.
+// /reports/headroom, /reports/explain and /reports/audit (relative to
+// this page) and draws them. No library.
 'use strict';
 
 const HOSTS_SHOWN = 20;
@@ -23,9 +23,10 @@ function num(value, field) {
             value === undefined ? '' : value.toLocaleString('en-US'));
 }
 
-async function getJSON(path) {
+async function getJSON(path, headers) {
   const response = await fetch(path, {headers: {
-    'X-Auth-Token': tokenInput.value, 'Accept': 'application/json'}});
+    'X-Auth-Token': tokenInput.value, 'Accept': 'application/json',
+    ...headers}});
   const body = await response.json();
   if (!response.ok) {
     const error = (body.errors || [{}])[0];
@@ -213,6 +214,64 @@ async function askHeadroom(event) {
   }
 }
 
+// A bar as long as the first stage of its funnel, filled as far as
+// ``count`` passes.
+function funnelBar(count, first) {
+  const cell = bar({capacity: Math.max(first, count), usage: count});
+  cell.querySelector('title').textContent = `${count} of ${first} pass`;
+  return cell;
+}
+
+function funnelRows(of, stages) {
+  const first = stages.length ? stages[0].count : 0;
+  return stages.map((stage) =>
+    el('tr', {'data-of': of, 'data-stage': stage.stage},
+       el('td', {}, of), el('td', {}, stage.stage),
+       num(stage.count, 'count'), funnelBar(stage.count, first)));
+}
+
+// The query of GET /allocation_candidates: the granular groups as
+// written (a query string), the unsuffixed group from its fields; read
+// at the latest microversion.
+async function askExplain(event) {
+  event.preventDefault();
+  const query = new URLSearchParams(
+    document.getElementById('explain-groups').value.trim());
+  for (const [name, id] of [['resources', 'explain-resources'],
+                            ['required', 'explain-required'],
+                            ['member_of', 'explain-member-of']]) {
+    const value = document.getElementById(id).value.trim();
+    if (value) query.append(name, value);
+  }
+  try {
+    const {explain} = await getJSON(
+      `explain?${query}`, {'OpenStack-API-Version': 'placement latest'});
+    document.getElementById('explain-count').textContent = explain.candidates;
+    document.getElementById('explain-trees').textContent = explain.trees;
+    const rows = funnelRows('trees', explain.funnel);
+    for (const group of explain.groups) {
+      const resources = Object.entries(group.resources)
+        .map(([name, amount]) => `${name}:${amount}`).join(',');
+      rows.push(...funnelRows(
+        `group ${group.suffix || '(unsuffixed)'} ${resources}`,
+        group.funnel));
+    }
+    fill('explain-funnel', rows);
+    const misses = document.getElementById('explain-misses');
+    misses.replaceChildren(...(explain.misses.length
+      ? explain.misses.map((miss) =>
+        el('li', {'data-kind': miss.kind}, miss.sentence))
+      : [el('li', {}, 'none: each provider or tree fails more than one '
+                      + 'condition, or none fails')]));
+    document.getElementById('explain-counted').textContent =
+      'Counted: ' + explain.counted;
+    document.getElementById('explain-result').hidden = false;
+    showStatus('');
+  } catch (error) {
+    showStatus(error.message, true);
+  }
+}
+
 // One row per finding: its count, highlighted when not 0.
 async function drawAudit() {
   const {audit} = await getJSON('audit');
@@ -251,6 +310,8 @@ async function load(event) {
 document.getElementById('token-form').addEventListener('submit', load);
 document.getElementById('headroom-form').addEventListener('submit',
                                                           askHeadroom);
+document.getElementById('explain-form').addEventListener('submit',
+                                                         askExplain);
 document.getElementById('usage-sort').addEventListener('change', () =>
   drawUsage().catch((error) => showStatus(error.message, true)));
 tokenInput.value = sessionStorage.getItem('placement-token') || '';

@@ -1,0 +1,399 @@
+"""Why GET /allocation_candidates finds what it finds: the numbers of
+the explain report (:mod:`placement.reports.explain` words them).
+
+Nothing here decides anew what a candidate is. The conditions are those
+the candidate search applies (the builders of :mod:`provider_filter`
+and of :class:`allocation_candidate._Narrowing`), counted stage by stage
+in the database; the trees and candidates come from the search itself
+(:class:`allocation_candidate._Narrowing` over the whole cloud, then
+:class:`allocation_candidate._Trees`), so the final count is the number
+of candidates GET /allocation_candidates returns without a limit.
+
+*Slots* are the narrowing's: one per class of the unsuffixed group (its
+classes may come from different providers), one per suffixed group.
+Each slot's funnel counts providers: those with inventory of its
+classes, then those passing each further condition of the slot in
+turn, in one statement of a flag per condition and provider. The
+request's funnel counts trees (roots): those every slot reaches (its
+own providers or a sharing provider shared with it), then those whose
+providers meet the unsuffixed group's traits together, those whose root
+meets ``root_required``, then those with a candidate once the amounts
+are combined, ``same_subtree`` and ``group_policy=isolate`` applied.
+
+A *miss* fails exactly one condition: a provider of a slot, or a tree
+that passes every stage but one.
+"""
+
+import dataclasses
+import typing
+
+import sqlalchemy as sa
+
+from placement.db import models
+from placement.objects import allocation_candidate as search
+from placement.objects import provider_filter
+
+RP = models.ResourceProvider.__table__
+_INV = models.Inventory.__table__
+_ALLOC = models.Allocation.__table__
+_ROOT_ID = RP.c.root_provider_id
+_WHOLE_CLOUD = (None, None)
+
+# Funnel stages of a slot (providers), in order.
+INVENTORY = 'inventory'
+CAPACITY = 'capacity'
+REQUIRED = 'required'
+FORBIDDEN = 'forbidden'
+MEMBER_OF = 'member_of'
+FORBIDDEN_AGGREGATE = 'forbidden_aggregate'
+IN_TREE = 'in_tree'
+# Funnel stages of the request (trees), in order.
+GROUPS = 'groups'
+REQUIRED_TOGETHER = 'required_together'
+ROOT_REQUIRED = 'root_required'
+COMBINED = 'combined'
+SAME_SUBTREE = 'same_subtree'
+ISOLATE = 'isolate'
+
+
+class Condition(typing.NamedTuple):
+    """One condition of a slot: its stage, what it names (a class, trait
+    names, aggregate uuids, a tree's uuid) and its SQL on :data:`RP`."""
+
+    stage: str
+    subject: typing.Any
+    clause: typing.Any
+
+
+class Stage(typing.NamedTuple):
+    name: str
+    count: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Slot:
+    """The funnel of one slot."""
+
+    suffix: str
+    resources: dict
+    #: Providers with inventory of a class of the slot (all providers
+    #: for a resourceless group).
+    considered: int
+    funnel: tuple
+
+
+@dataclasses.dataclass(frozen=True)
+class Miss:
+    """A provider (or tree, ``group`` None) failing one condition."""
+
+    uuid: str
+    name: str
+    #: The suffix of the slot's group; None for a tree.
+    group: str | None
+    kind: str
+    #: What the condition names and, for capacity, the inventory's
+    #: numbers.
+    details: dict
+
+
+@dataclasses.dataclass(frozen=True)
+class Explanation:
+    slots: tuple
+    #: The request's funnel (trees).
+    funnel: tuple
+    #: Trees reached by every slot, some only through a sharing provider.
+    via_sharing: int
+    #: Trees with at least one candidate.
+    trees: int
+    candidates: int
+    misses: tuple
+
+
+def explain(conn, request, max_misses):
+    """The :class:`Explanation` of :class:`CandidateRequest` ``request``.
+
+    Unknown resource classes or traits are BadRequest, as for the
+    candidates.
+    """
+    names = search._Names(conn)
+    narrowing = search._Narrowing(conn, request, names)
+    slots, misses = [], []
+    for group in request.groups:
+        for resources in search._slot_resources(group):
+            slot, slot_misses = _slot(conn, narrowing, group, resources,
+                                      max_misses)
+            slots.append(slot)
+            misses += slot_misses
+    trees = _TreeFunnel(conn, narrowing, names)
+    misses += trees.misses(max_misses)
+    return Explanation(
+        slots=tuple(slots), funnel=tuple(trees.funnel),
+        via_sharing=trees.via_sharing, trees=trees.with_candidates,
+        candidates=trees.candidates, misses=tuple(misses[:max_misses]))
+
+
+def conditions(narrowing, group, resources):
+    """The :class:`Condition` list of the slot of ``group`` asking
+    ``resources``, in funnel order: those the narrowing applies to a
+    provider of the slot, one per class, trait set, trait, aggregate set
+    and aggregate (the unsuffixed group's required traits are met by its
+    providers together: the request's funnel counts them)."""
+    found = []
+    spans_root = not group.suffix
+    for name in resources:
+        found.append(Condition(INVENTORY, name, _has_inventory(
+            narrowing.class_ids[name])))
+    # Without inventory of the class a provider fails its inventory
+    # condition only: the capacity condition asks about the inventory
+    # there is.
+    for name, amount in resources.items():
+        class_id = narrowing.class_ids[name]
+        found.append(Condition(CAPACITY, name, provider_filter.has_capacity(
+            RP.c.id, class_id, amount) | ~_has_inventory(class_id)))
+    if group.suffix or not group.resources:
+        found += [Condition(REQUIRED, sorted(names),
+                            narrowing._has_any(names))
+                  for names in group.required_traits]
+    found += [Condition(FORBIDDEN, name, ~narrowing._has_any([name]))
+              for name in sorted(group.forbidden_traits)]
+    found += [Condition(MEMBER_OF, sorted(uuids),
+                        narrowing._member_of(uuids, spans_root))
+              for uuids in group.member_of]
+    found += [Condition(FORBIDDEN_AGGREGATE, uuid,
+                        ~narrowing._member_of([uuid], spans_root))
+              for uuid in sorted(group.forbidden_aggregates)]
+    if group.in_tree is not None:
+        found.append(Condition(IN_TREE, group.in_tree,
+                               _ROOT_ID == search._root_of(group.in_tree)))
+    return found
+
+
+def _has_inventory(class_id):
+    return provider_filter.exists(_INV.c.resource_provider_id == RP.c.id,
+                                  _INV.c.resource_class_id == class_id)
+
+
+def _considered(narrowing, resources):
+    """Condition: the provider is one a slot of ``resources`` looks at."""
+    if not resources:
+        return sa.true()
+    return provider_filter.exists(
+        _INV.c.resource_provider_id == RP.c.id,
+        _INV.c.resource_class_id.in_(
+            sorted(narrowing.class_ids[name] for name in resources)))
+
+
+def _slot(conn, narrowing, group, resources, max_misses):
+    """The :class:`Slot` and the misses (at most ``max_misses``) of one
+    slot, from one statement over a flag per provider and condition:
+    a row per pattern of flags (with its number of providers) and the
+    first providers failing one condition only."""
+    found = conditions(narrowing, group, resources)
+    flags = (sa.select(RP.c.id, RP.c.uuid, RP.c.name, *(
+        sa.case((condition.clause, 1), else_=0).label(f'f{index}')
+        for index, condition in enumerate(found)))
+        .where(_considered(narrowing, resources))
+        .subquery('flags'))
+    columns = [flags.c[f'f{index}'] for index in range(len(found))]
+    failed = sa.literal(len(found)) - sum(columns, sa.literal(0))
+    ranked = sa.select(
+        flags, failed.label('failed'),
+        sa.func.count().over(partition_by=columns).label('providers'),
+        sa.func.row_number().over(partition_by=columns,
+                                  order_by=flags.c.id).label('in_pattern'),
+        sa.func.row_number().over(partition_by=failed,
+                                  order_by=flags.c.id).label('in_failed'),
+    ).subquery('ranked')
+    rows = conn.execute(sa.select(ranked).where(
+        (ranked.c.in_pattern == 1)
+        | ((ranked.c.failed == 1) & (ranked.c.in_failed <= max_misses)))
+        .order_by(ranked.c.id)).all()
+    patterns = [(row[3:3 + len(found)], row.providers)
+                for row in rows if row.in_pattern == 1]
+    stages, ends = [], {}
+    for index, condition in enumerate(found):
+        if condition.stage not in ends:
+            stages.append(condition.stage)
+        ends[condition.stage] = index + 1
+    slot = Slot(
+        suffix=group.suffix, resources=dict(resources),
+        considered=sum(providers for _, providers in patterns),
+        funnel=tuple(Stage(stage, sum(
+            providers for pattern, providers in patterns
+            if all(pattern[:ends[stage]]))) for stage in stages))
+    missed = [row for row in rows
+              if row.failed == 1 and row.in_failed <= max_misses]
+    numbers = _inventories(conn, [row.id for row in missed])
+    misses = []
+    for row in missed:
+        condition = found[list(row[3:3 + len(found)]).index(0)]
+        details = {'subject': condition.subject}
+        if condition.stage == CAPACITY:
+            details.update(numbers.get((row.id, condition.subject), {}),
+                           asked=resources[condition.subject])
+        misses.append(Miss(row.uuid, row.name, group.suffix,
+                           condition.stage, details))
+    return slot, misses
+
+
+def _inventories(conn, provider_ids):
+    """``{(provider id, class name): numbers}`` of the inventories of
+    ``provider_ids``, with their usage, in one statement."""
+    if not provider_ids:
+        return {}
+    used = (sa.select(sa.func.coalesce(sa.func.sum(_ALLOC.c.used), 0))
+            .where(_ALLOC.c.resource_provider_id
+                   == _INV.c.resource_provider_id,
+                   _ALLOC.c.resource_class_id == _INV.c.resource_class_id)
+            .scalar_subquery())
+    rc = models.ResourceClass.__table__
+    rows = conn.execute(
+        sa.select(_INV.c.resource_provider_id, rc.c.name, _INV.c.total,
+                  _INV.c.reserved, _INV.c.allocation_ratio,
+                  _INV.c.min_unit, _INV.c.max_unit, _INV.c.step_size,
+                  used.label('used'))
+        .join(rc, rc.c.id == _INV.c.resource_class_id)
+        .where(_INV.c.resource_provider_id.in_(sorted(set(provider_ids)))))
+    found = {}
+    for row in rows:
+        capacity = int((row.total - row.reserved) * row.allocation_ratio)
+        found[row.resource_provider_id, row.name] = {
+            'capacity': capacity, 'used': int(row.used),
+            'free': capacity - int(row.used), 'min_unit': row.min_unit,
+            'max_unit': row.max_unit, 'step_size': row.step_size}
+    return found
+
+
+class _TreeFunnel:
+    """The request's funnel, from the candidate search over the whole
+    cloud (:meth:`allocation_candidate._Narrowing.narrow` of one window
+    holding every root, then the assembly of each tree)."""
+
+    def __init__(self, conn, narrowing, names):
+        self.conn = conn
+        self.narrowing = narrowing
+        self.names = names
+        request = narrowing.request
+        final = narrowing.narrow(_WHOLE_CLOUD)
+        reach = [narrowing._reachable_roots(slot)
+                 for slot in narrowing.slots]
+        own = [set(slot.roots.values()) for slot in narrowing.slots]
+        reached = set.intersection(*reach) if reach else set()
+        self.via_sharing = sum(
+            1 for root in reached
+            if any(root not in roots for roots in own))
+        #: ``[(stage, roots passing it)]`` of the stages so far.
+        self.passed = [(GROUPS, reached)]
+        #: ``{stage: roots}`` of each stage's own condition, for the
+        #: trees that fail only one.
+        self.meeting = {}
+        if narrowing.collective:
+            self._stage(REQUIRED_TOGETHER,
+                        narrowing._meeting_collective_traits())
+        if request.root_required or request.root_forbidden:
+            self._stage(ROOT_REQUIRED,
+                        narrowing._roots_with_root_traits(_WHOLE_CLOUD))
+        roots = sorted(final)
+        self.trees = search._Trees(conn, narrowing, names)
+        rules = search._rules(request)
+        relaxed = [(COMBINED, dataclasses.replace(
+            rules, isolate=False, same_subtree=()))]
+        if request.same_subtree:
+            relaxed.append((SAME_SUBTREE, dataclasses.replace(
+                rules, isolate=False)))
+        if rules.isolate:
+            relaxed.append((ISOLATE, rules))
+        for stage, stage_rules in relaxed[:-1]:
+            roots = [root for root, first
+                     in self._candidates(roots, stage_rules)
+                     if first is not None]
+            self.passed.append((stage, set(roots)))
+        with_candidates, self.candidates = self._count(roots, relaxed[-1][1])
+        self.passed.append((relaxed[-1][0], with_candidates))
+        self.with_candidates = len(with_candidates)
+        #: The roots each slot reaches.
+        self.reach = reach
+
+    def _stage(self, stage, meeting):
+        self.meeting[stage] = meeting
+        self.passed.append((stage, self.passed[-1][1] & meeting))
+
+    def _candidates(self, roots, rules, first_only=True):
+        """``(root, first candidate or None)`` of each of ``roots``, or
+        ``(root, generator)`` without ``first_only``, under ``rules``;
+        the trees loaded by one pass serve the next."""
+        trees = self.trees
+        trees.rules = rules
+        for root, generator in trees.candidates_by_root([roots], None):
+            yield root, next(generator, None) if first_only else generator
+
+    def _count(self, roots, rules):
+        """``(trees with a candidate, candidates)``, the candidates
+        counted as they are made, not kept."""
+        with_candidates, count = set(), 0
+        for root, generator in self._candidates(roots, rules, False):
+            for _candidate in generator:
+                count += 1
+                with_candidates.add(root)
+        return with_candidates, count
+
+    @property
+    def funnel(self):
+        return [Stage(stage, len(roots)) for stage, roots in self.passed]
+
+    def misses(self, most):
+        """Trees failing one stage only: reached by every slot but one
+        (and meeting the stages of their own conditions), failing only
+        one of those, or passing every stage up to an assembly rule."""
+        failed = {}
+        slots = self.narrowing.slots
+        reached_by_some = set().union(*self.reach)
+        for root in sorted(reached_by_some):
+            missing = [index for index, roots
+                       in enumerate(self.reach) if root not in roots]
+            unmet = [stage for stage, roots in self.meeting.items()
+                     if root not in roots]
+            if len(missing) + len(unmet) != 1:
+                continue
+            if missing:
+                slot = slots[missing[0]]
+                failed[root] = (GROUPS, {
+                    'subject': slot.group.suffix,
+                    'resources': dict(slot.resources)})
+            elif unmet[0] == REQUIRED_TOGETHER:
+                failed[root] = (unmet[0], {
+                    'subject': self._unmet_together(root)})
+            else:
+                failed[root] = (unmet[0], {'subject': None})
+            if len(failed) >= most:
+                break
+        previous = self.passed[0][1]
+        for stage, roots in self.passed[1:]:
+            if stage not in self.meeting:
+                for root in sorted(previous - roots)[:most - len(failed)]:
+                    failed[root] = (stage, {'subject': None})
+            previous = roots
+        return self._named(dict(list(failed.items())[:most]))
+
+    def _unmet_together(self, root):
+        """The trait sets (sorted names) of the unsuffixed group that
+        no provider of it reaching ``root`` meets."""
+        narrowing = self.narrowing
+        met = set()
+        for slot in narrowing.slots:
+            for provider_id, reached in narrowing._reached(
+                    slot, slot.traits_met):
+                if reached == root:
+                    met.update(slot.traits_met[provider_id])
+        return [sorted(names) for index, names
+                in enumerate(narrowing.collective) if index not in met]
+
+    def _named(self, failed):
+        if not failed:
+            return []
+        rows = dict((row.id, row) for row in self.conn.execute(
+            sa.select(RP.c.id, RP.c.uuid, RP.c.name)
+            .where(RP.c.id.in_(sorted(failed)))))
+        return [Miss(rows[root].uuid, rows[root].name, None, stage, details)
+                for root, (stage, details) in failed.items()]
+

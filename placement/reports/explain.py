@@ -1,0 +1,168 @@
+"""The explain report: why a GET /allocation_candidates query finds what
+it finds, in numbers and in words.
+
+The numbers come from :func:`placement.objects.explain.explain`; here
+they become the document, each miss with a sentence an operator reads
+("compute-17: VCPU 4 asked, 2 free of 64").
+"""
+
+from placement.objects import explain as explain_obj
+
+#: Misses shown when ``max_misses`` is not given.
+MAX_MISSES = 10
+
+COUNTED = (
+    'Each slot of the request (one per resource class of the unsuffixed '
+    'group, whose classes may come from different providers; one per '
+    'suffixed group) counts providers: those with inventory of its '
+    'classes, then those passing each further condition in turn. The '
+    'unsuffixed group\'s required traits are met by its providers '
+    'together, so the request\'s funnel counts them, on trees: those every '
+    'slot reaches (through their own providers or a sharing provider), '
+    'then those meeting each further rule. "candidates" is the number '
+    'GET /allocation_candidates returns for the query without a limit. '
+    'A miss fails exactly one condition.')
+
+_STAGE_WORDS = {
+    explain_obj.REQUIRED_TOGETHER: 'its providers lack the required traits '
+                                   'together',
+    explain_obj.ROOT_REQUIRED: 'its root does not meet root_required',
+    explain_obj.COMBINED: 'the amounts asked do not fit its providers '
+                          'together',
+    explain_obj.SAME_SUBTREE: 'no choice of its providers meets '
+                              'same_subtree',
+    explain_obj.ISOLATE: 'no choice of its providers meets '
+                         'group_policy=isolate',
+}
+
+
+def _group_name(suffix):
+    return f'group {suffix!r}' if suffix else 'the unsuffixed group'
+
+
+def _capacity_words(details):
+    words = (f"{details['subject']} {details['asked']} asked, "
+             f"{details['free']} free of {details['capacity']}")
+    units = [f'{name} {details[name]}'
+             for name, usual in (('min_unit', 1), ('step_size', 1))
+             if details[name] != usual]
+    if details['max_unit'] < details['capacity']:
+        units.append(f"max_unit {details['max_unit']}")
+    return words + (f" ({', '.join(units)})" if units else '')
+
+
+def sentence(miss):
+    """The miss in words, after the provider's name."""
+    kind, details = miss.kind, miss.details
+    subject = details.get('subject')
+    if kind == explain_obj.CAPACITY:
+        words = _capacity_words(details)
+    elif kind == explain_obj.INVENTORY:
+        words = f'no inventory of {subject}'
+    elif kind == explain_obj.REQUIRED:
+        words = (f'lacks trait {subject[0]}' if len(subject) == 1 else
+                 f"lacks every trait of {', '.join(subject)}")
+    elif kind == explain_obj.FORBIDDEN:
+        words = f'has forbidden trait {subject}'
+    elif kind == explain_obj.MEMBER_OF:
+        words = (f'not in aggregate {subject[0]}' if len(subject) == 1 else
+                 f"in none of aggregates {', '.join(subject)}")
+    elif kind == explain_obj.FORBIDDEN_AGGREGATE:
+        words = f'in forbidden aggregate {subject}'
+    elif kind == explain_obj.IN_TREE:
+        words = f'not in the tree of {subject}'
+    elif kind == explain_obj.GROUPS:
+        asked = ','.join(f'{name}:{amount}' for name, amount
+                         in details['resources'].items())
+        words = (f'tree has no provider for {_group_name(subject)}'
+                 + (f' ({asked})' if asked else ''))
+    elif kind == explain_obj.REQUIRED_TOGETHER:
+        words = 'tree lacks trait ' + ' and '.join(
+            ' or '.join(names) for names in subject)
+    else:
+        words = f'tree: {_STAGE_WORDS[kind]}'
+    if miss.group is not None and kind != explain_obj.GROUPS:
+        words += f' ({_group_name(miss.group)})'
+    return f'{miss.name}: {words}'
+
+
+def _miss(miss):
+    return {'provider': {'uuid': miss.uuid, 'name': miss.name},
+            'group': miss.group, 'kind': miss.kind,
+            'details': miss.details, 'sentence': sentence(miss)}
+
+
+def _funnel(stages):
+    return [{'stage': stage.name, 'count': stage.count} for stage in stages]
+
+
+def report(conn, request, max_misses):
+    """``{"explain": {...}}`` of :class:`CandidateRequest` ``request``."""
+    found = explain_obj.explain(conn, request, max_misses)
+    return {'explain': {
+        'candidates': found.candidates,
+        'trees': found.trees,
+        'funnel': _funnel(found.funnel),
+        'via_sharing': found.via_sharing,
+        'groups': [{'suffix': slot.suffix, 'resources': slot.resources,
+                    'considered': slot.considered,
+                    'funnel': _funnel(slot.funnel)}
+                   for slot in found.slots],
+        'misses': [_miss(miss) for miss in found.misses],
+        'counted': COUNTED,
+    }}
+
+
+_INTEGER = {'type': 'integer', 'minimum': 0}
+_FUNNEL = {'type': 'array', 'items': {
+    'type': 'object', 'required': ['stage', 'count'],
+    'additionalProperties': False,
+    'properties': {'stage': {'type': 'string'}, 'count': _INTEGER}}}
+_RESOURCES = {'type': 'object', 'additionalProperties': _INTEGER}
+
+#: The response schema (the OpenAPI document and the contract test).
+SCHEMA = {'type': 'object', 'required': ['explain'],
+          'additionalProperties': False, 'properties': {'explain': {
+              'type': 'object',
+              'required': ['candidates', 'trees', 'funnel', 'via_sharing',
+                           'groups', 'misses', 'counted'],
+              'additionalProperties': False,
+              'properties': {
+                  'candidates': _INTEGER,
+                  'trees': _INTEGER,
+                  'funnel': _FUNNEL,
+                  'via_sharing': _INTEGER,
+                  'groups': {'type': 'array', 'items': {
+                      'type': 'object',
+                      'required': ['suffix', 'resources', 'considered',
+                                   'funnel'],
+                      'additionalProperties': False,
+                      'properties': {
+                          'suffix': {'type': 'string'},
+                          'resources': _RESOURCES,
+                          'considered': _INTEGER,
+                          'funnel': _FUNNEL}}},
+                  'misses': {'type': 'array', 'items': {
+                      'type': 'object',
+                      'required': ['provider', 'group', 'kind', 'details',
+                                   'sentence'],
+                      'additionalProperties': False,
+                      'properties': {
+                          'provider': {
+                              'type': 'object',
+                              'required': ['uuid', 'name'],
+                              'properties': {
+                                  'uuid': {'type': 'string'},
+                                  'name': {'type': 'string'}}},
+                          'group': {'type': ['string', 'null']},
+                          'kind': {'type': 'string', 'enum': [
+                              explain_obj.INVENTORY, explain_obj.CAPACITY,
+                              explain_obj.REQUIRED, explain_obj.FORBIDDEN,
+                              explain_obj.MEMBER_OF,
+                              explain_obj.FORBIDDEN_AGGREGATE,
+                              explain_obj.IN_TREE, explain_obj.GROUPS,
+                              *_STAGE_WORDS]},
+                          'details': {'type': 'object'},
+                          'sentence': {'type': 'string'}}}},
+                  'counted': {'type': 'string'},
+              }}}}

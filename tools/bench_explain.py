@@ -1,0 +1,136 @@
+"""Time the explain report against the candidate search it explains.
+
+    python -m tools.bench_explain --db mysql --providers 10000
+    python -m tools.bench_explain --db postgresql --providers 100000
+
+Plants the cloud of :mod:`tools.bench_audit` (``--providers`` compute
+nodes, every tenth with two NUMA children, two consumers each) in a
+throw-away database, gives every third node HW_CPU_X86_AVX2 and every
+node one of two aggregates, then times, per query, the object layer of
+GET /allocation_candidates without a limit (the search, not the JSON
+rendering: the comparison favours the candidates) and of GET
+/reports/explain (its whole document), each the median of
+``--repetitions``, and the peak of Python memory of one run of each
+(tracemalloc). The issue's bound: explain within twice the candidates'
+time.
+"""
+
+import argparse
+import tracemalloc
+import uuid
+
+import sqlalchemy as sa
+
+from placement import microversion
+from placement.cmd import report as report_command
+from placement.conf import loading
+from placement.db import migration
+from placement.db import models
+from placement.db import standard_data
+from placement.objects import allocation_candidate
+from placement.reports import explain
+from tools import bench_audit
+
+RP = models.ResourceProvider.__table__
+TRAIT = models.Trait.__table__
+RP_TRAIT = models.ResourceProviderTrait.__table__
+AGG = models.PlacementAggregate.__table__
+RP_AGG = models.ResourceProviderAggregate.__table__
+AGGREGATES = ('0a000000-0000-4000-8000-00000000000a',
+              '0b000000-0000-4000-8000-00000000000b')
+QUERIES = [
+    ('fits everywhere', 'resources=VCPU:2,MEMORY_MB:2048'),
+    ('traits and aggregate',
+     'resources=VCPU:2,MEMORY_MB:2048&required=HW_CPU_X86_AVX2'
+     f'&member_of={AGGREGATES[1]}'),
+    ('nothing fits', 'resources=VCPU:1000'),
+    ('isolated NUMA', 'resources1=VCPU:1&resources2=VCPU:1'
+     '&group_policy=isolate'),
+]
+
+
+def decorate(conn):
+    """Every third root has AVX2; roots alternate between the two
+    aggregates. The audit's broken trees are mended (the search needs
+    consistent ones): roots are their own, children (of roots) their
+    parent's."""
+    conn.execute(sa.update(RP).where(RP.c.parent_provider_id.is_(None))
+                 .values(root_provider_id=RP.c.id))
+    conn.execute(sa.update(RP).where(RP.c.parent_provider_id.isnot(None))
+                 .values(root_provider_id=RP.c.parent_provider_id))
+    roots = conn.scalars(sa.select(RP.c.id).where(
+        RP.c.parent_provider_id.is_(None)).order_by(RP.c.id)).all()
+    avx2 = conn.scalar(sa.select(TRAIT.c.id).where(
+        TRAIT.c.name == 'HW_CPU_X86_AVX2'))
+    bench_audit._insert(conn, RP_TRAIT, [
+        {'resource_provider_id': root, 'trait_id': avx2}
+        for root in roots[::3]])
+    conn.execute(sa.insert(AGG), [{'id': index + 1, 'uuid': uuid_}
+                                  for index, uuid_ in enumerate(AGGREGATES)])
+    bench_audit._insert(conn, RP_AGG, [
+        {'resource_provider_id': root, 'aggregate_id': index % 2 + 1}
+        for index, root in enumerate(roots)])
+
+
+def peak_kib(function, *args):
+    tracemalloc.start()
+    try:
+        function(*args)
+        return tracemalloc.get_traced_memory()[1] // 1024
+    finally:
+        tracemalloc.stop()
+
+
+def measure(db, conf, repetitions):
+    version = microversion.MAX_VERSION
+    for name, query in QUERIES:
+        arguments = report_command.explain_arguments(query, version)
+        request = arguments['request']
+        candidates = bench_audit.timed(
+            db.read, repetitions, allocation_candidate.get_candidates,
+            request, conf)
+        explained = bench_audit.timed(
+            db.read, repetitions, explain.report, request,
+            arguments['max_misses'])
+        found = db.read(explain.report, request, 10)['explain']
+        memory = (peak_kib(db.read, allocation_candidate.get_candidates,
+                           request, conf),
+                  peak_kib(db.read, explain.report, request, 10))
+        print(f'{name}: {found["candidates"]} candidates; candidates '
+              f'{candidates:.0f} ms, explain {explained:.0f} ms '
+              f'({explained / candidates:.2f}x); peak Python memory '
+              f'{memory[0]} KiB against {memory[1]} KiB')
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--db', choices=sorted(bench_audit.SERVERS),
+                        required=True)
+    parser.add_argument('--providers', type=int, default=10000,
+                        help='Compute nodes (a tenth with 2 children more).')
+    parser.add_argument('--repetitions', type=int, default=5)
+    parser.add_argument('--keep-database', action='store_true')
+    args = parser.parse_args()
+    server = bench_audit.SERVERS[args.db]
+    name = f'placement_explain_bench_{uuid.uuid4().hex[:8]}'
+    url = bench_audit.create_database(server, name)
+    db = bench_audit.open_database(url)
+    conf = loading.new_conf()
+    conf([], project='placement', default_config_files=[])
+    try:
+        migration.upgrade(db.engine)
+        standard_data.sync(db)
+        providers, _consumers, _live = db.write(bench_audit.plant,
+                                                args.providers)
+        db.write(decorate)
+        bench_audit.analyze(db, args.db)
+        print(f'{args.db}: {providers} providers (database {name})')
+        measure(db, conf, args.repetitions)
+    finally:
+        db.dispose()
+        if not args.keep_database:
+            bench_audit.drop_database(server, name)
+
+
+if __name__ == '__main__':
+    main()
