@@ -21,6 +21,7 @@ import webob.exc
 
 from placement import errors
 from placement import exception
+from placement import limits
 from placement import microversion
 from placement.objects import candidate_request as request_obj
 from placement.objects import provider_filter
@@ -34,7 +35,7 @@ _ANY_TRAITS = microversion.ANY_TRAITS
 _NESTED = microversion.NESTED_CANDIDATES
 _RESOURCELESS = microversion.SAME_SUBTREE
 _GRANULAR = microversion.GRANULAR
-_MAX_AMOUNT = 2147483647
+_MAX_AMOUNT = limits.MAX_INT
 _GROUP_KEY = re.compile(r'(resources|required|member_of|in_tree)(.*)', re.S)
 
 

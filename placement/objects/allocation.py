@@ -41,6 +41,7 @@ import sqlalchemy as sa
 from placement import exception
 from placement.db import api as db_api
 from placement.db import models
+from placement.objects import capacity
 from placement.objects import consumer as consumer_obj
 from placement.objects import name_table
 from placement.objects import resource_class
@@ -314,8 +315,7 @@ def _check_amount(provider, class_name, inventory, amount):
     if inventory is None:
         raise _unable(f"Inventory for '{class_name}' on resource provider "
                       f"'{provider.uuid}' invalid.")
-    if (amount < inventory.min_unit or amount > inventory.max_unit
-            or amount % inventory.step_size):
+    if not capacity.allows(inventory, amount):
         raise _unable(
             f'Allocation for {class_name} on resource provider '
             f'{provider.uuid} violates min_unit, max_unit, or step_size. '
@@ -344,8 +344,8 @@ def _new_rows(requests, providers):
 def _check_capacity(rows, providers):
     """Conflict unless every row fits its inventory, with current usage.
 
-    ``used + requested <= (total - reserved) * allocation_ratio`` for
-    every provider and class, summing the requested amounts of all rows.
+    :func:`capacity.has_room` for every provider and class, summing the
+    requested amounts of all rows.
     """
     inventories = {
         (provider.id, inventory.resource_class_id): (provider, inventory)
@@ -357,9 +357,7 @@ def _check_capacity(rows, providers):
         requested[key] = requested.get(key, 0) + row['used']
     for key, amount in sorted(requested.items()):
         provider, inventory = inventories[key]
-        capacity = ((inventory.total - inventory.reserved)
-                    * inventory.allocation_ratio)
-        if int(inventory.used) + amount > capacity:
+        if not capacity.has_room(inventory, int(inventory.used), amount):
             raise _unable(
                 f"Unable to create allocation for "
                 f"'{inventory.class_name}' on resource provider "

@@ -58,6 +58,7 @@ from placement.db import models
 from placement.objects import aggregate
 from placement.objects import candidate_request
 from placement.objects import candidate_tree
+from placement.objects import capacity
 from placement.objects import name_table
 from placement.objects import provider_filter
 from placement.objects import resource_class
@@ -890,8 +891,8 @@ _LOAD_TREES = (
 
 def _inventories(folded, names):
     """``{class: (capacity, used, free, max_unit)}`` of a folded
-    inventory string (:func:`_folded_inventories`); ``free`` is exact,
-    as the ratio is read as the driver reads a float."""
+    inventory string (:func:`_folded_inventories`); ``free`` is the
+    capacity less what is used."""
     inventories = {}
     if not folded:
         return inventories
@@ -899,10 +900,10 @@ def _inventories(folded, names):
     for inventory in folded.split(';'):
         class_id, total, reserved, ratio, max_unit, used = inventory.split(
             ':')
-        limit = (int(total) - int(reserved)) * float(ratio)
+        limit = capacity.capacity(int(total), int(reserved), float(ratio))
         used = int(used)
         inventories[classes[int(class_id)]] = (
-            int(limit), used, limit - used, int(max_unit))
+            limit, used, limit - used, int(max_unit))
     return inventories
 
 

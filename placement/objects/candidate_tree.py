@@ -37,8 +37,8 @@ class Provider(typing.NamedTuple):
     parent_uuid: str | None
     root_uuid: str
     #: ``{class name: (capacity, used, free, max_unit)}``; capacity is
-    #: ``int((total - reserved) * allocation_ratio)``, ``free`` the
-    #: exact ``(total - reserved) * allocation_ratio - used``.
+    #: :func:`placement.objects.capacity.capacity`, ``free`` capacity
+    #: less used.
     inventories: dict
     #: Trait names, in the order the traits were created.
     traits: tuple

@@ -18,11 +18,11 @@ import sqlalchemy as sa
 
 from placement.db import api as db_api
 from placement.db import models
+from placement.objects import capacity
 from placement.objects import consumer
 from placement.objects import provider_filter
 from placement.objects import resource_class
 from placement.objects import resource_provider
-from placement.reports import inventory
 
 #: Examples per finding, at most.
 EXAMPLES = 20
@@ -74,19 +74,19 @@ def _over_capacity():
             .group_by(ALLOC.c.resource_provider_id,
                       ALLOC.c.resource_class_id)
             .subquery('usage'))
-    capacity = (INV.c.total - INV.c.reserved) * INV.c.allocation_ratio
+    limit = capacity.capacity_sql(INV.c)
     return (sa.select(RP.c.uuid.label('provider_uuid'),
                       RP.c.name.label('provider_name'),
                       RC.c.name.label('resource_class'),
                       sa.cast(used.c.used, sa.BigInteger).label('used'),
-                      inventory.floor(capacity).label('capacity'))
+                      limit.label('capacity'))
             .select_from(used)
             .join(INV, sa.and_(
                 INV.c.resource_provider_id == used.c.resource_provider_id,
                 INV.c.resource_class_id == used.c.resource_class_id))
             .join(RP, RP.c.id == INV.c.resource_provider_id)
             .join(RC, RC.c.id == INV.c.resource_class_id)
-            .where(used.c.used > capacity)
+            .where(used.c.used > limit)
             .order_by(RP.c.uuid, RC.c.name))
 
 

@@ -7,30 +7,15 @@ provider tree anyway).
 """
 
 import sqlalchemy as sa
-from sqlalchemy.ext import compiler
-from sqlalchemy.sql import functions
 
 from placement.db import models
+from placement.objects import capacity
 from placement.objects import provider_filter
 from placement.reports import scope as scope_mod
 
 INV = models.Inventory.__table__
 _ALLOC = models.Allocation.__table__
 RP = scope_mod.RP
-
-
-class floor(functions.GenericFunction):  # noqa: N801 (an SQL function)
-    """FLOOR of a non-negative number, as an integer, on every backend."""
-
-    type = sa.BigInteger()
-    inherit_cache = True
-
-
-@compiler.compiles(floor, 'sqlite')
-def _floor_sqlite(element, compiler_, **kwargs):
-    # SQLite may lack FLOOR; its CAST truncates, which is the floor of a
-    # non-negative number (MySQL's and PostgreSQL's CASTs round).
-    return f'CAST({compiler_.process(element.clauses, **kwargs)} AS INTEGER)'
 
 
 def integer(value):
@@ -52,7 +37,7 @@ def numbers(conditions, class_ids=None, sharing_class_ids=()):
 
     Columns: ``provider_id``, ``root_id``, ``resource_class_id``,
     ``total``, ``reserved``, ``raw`` (total - reserved), ``capacity``
-    (⌊raw × allocation_ratio⌋), ``overcommitted`` (1 where the ratio is
+    (:func:`capacity.capacity_sql`), ``overcommitted`` (1 where the ratio is
     not 1), ``used`` (the sum of its allocations), ``shared``
     (:func:`shared` for the classes of ``sharing_class_ids``, whose area
     depends on it; 0 for the others, so that most rows need no test),
@@ -70,7 +55,7 @@ def numbers(conditions, class_ids=None, sharing_class_ids=()):
                   INV.c.resource_class_id,
                   INV.c.total, INV.c.reserved,
                   raw.label('raw'),
-                  floor(raw * INV.c.allocation_ratio).label('capacity'),
+                  capacity.capacity_sql(INV.c).label('capacity'),
                   sa.case((INV.c.allocation_ratio != 1, 1), else_=0)
                   .label('overcommitted'),
                   (shared(RP.c.id, INV.c.resource_class_id.in_(
