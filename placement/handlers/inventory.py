@@ -23,8 +23,8 @@ def _check_capacity(req, uuid, class_name, inventory, action):
     Upstream's rule: the capacity (:func:`capacity.capacity`) must be
     positive before 1.26 (a ratio that rounds it down to 0 too, worded
     as reserved against total), and not negative from 1.26 (reserved
-    may equal total); reserved may never exceed total. ``action`` words the error as upstream: ``update`` or
-    ``create``.
+    may equal total); reserved may never exceed total. ``action`` words
+    the error as upstream: ``update`` or ``create``.
     """
     limit = capacity.capacity(inventory.total, inventory.reserved,
                               inventory.allocation_ratio)

@@ -23,9 +23,9 @@ from placement import errors
 from placement import exception
 from placement import limits
 from placement import microversion
+from placement import uuid_form
 from placement.objects import candidate_request as request_obj
 from placement.objects import provider_filter
-from placement.objects import resource_provider
 
 _REPEATED_MEMBER_OF = microversion.REPEATED_MEMBER_OF
 _REPEATED_REQUIRED = microversion.ANY_TRAITS
@@ -45,7 +45,7 @@ def _bad(message, code=None):
 
 def query_uuid(name, value):
     """The canonical form of uuid query parameter ``name``; else 400."""
-    uuid = resource_provider.canonical_uuid(value.strip())
+    uuid = uuid_form.canonical(value.strip())
     if uuid is None:
         raise _bad(f"Invalid query string parameters: Expected '{name}' "
                    f"parameter to be a valid UUID. Got: {value}")
@@ -92,7 +92,7 @@ def parse_member_of(req, values, name='member_of'):
                        f"microversion. Got: {value}")
         else:
             uuids = [listed]
-        canonical = {resource_provider.canonical_uuid(uuid)
+        canonical = {uuid_form.canonical(uuid)
                      for uuid in uuids}
         if None in canonical:
             raise _bad(f"Invalid query string parameters: Expected '{name}' "
@@ -211,7 +211,7 @@ def resources_named_known():
 def _optional_uuid(params, name):
     """The canonical uuid of parameter ``name`` (valid), or None."""
     value = params.get(name)
-    return value and resource_provider.canonical_uuid(value.strip())
+    return value and uuid_form.canonical(value.strip())
 
 
 def _candidate_in_tree(params, name):
@@ -220,7 +220,7 @@ def _candidate_in_tree(params, name):
     value = params.get(name)
     if value is None:
         return None
-    uuid = resource_provider.canonical_uuid(value.strip())
+    uuid = uuid_form.canonical(value.strip())
     if uuid is None:
         raise _bad(f"Invalid query string parameters: Expected '{name}' "
                    f"parameter to be a format of uuid. Got: {value}")

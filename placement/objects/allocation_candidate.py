@@ -747,7 +747,7 @@ class _Trees:
                              for provider_id in self.narrowing.anchors]
             shared_with = self._shared_with()
             search = candidate_tree.Search(
-                [candidate_tree.Slot(slot.group.suffix, slot.resources, ())
+                [candidate_tree.Slot(slot.group.suffix, slot.resources)
                  for slot in self.narrowing.slots],
                 self.rules, self.providers, memo)
             for batch in _batches(roots, size):

@@ -16,6 +16,7 @@ import typing
 
 import sqlalchemy as sa
 
+from placement import uuid_form
 from placement.db import api as db_api
 from placement.db import models
 from placement.objects import capacity
@@ -355,7 +356,7 @@ def _orphans(conn, live_consumers):
     def orphans():
         for row in rows:
             uuid, type_name = row[0], row[1]
-            if (uuid in live_consumers or resource_provider.canonical_uuid(
+            if (uuid in live_consumers or uuid_form.canonical(
                     uuid) in live_consumers):
                 continue
             by_type[type_name] = by_type.get(type_name, 0) + 1

@@ -82,13 +82,13 @@ def test_python_and_sql_agree(db, grid):
         by_amount = {}
         for amount in AMOUNTS:
             literal = sa.literal(amount, sa.Integer)
-            by_amount[amount] = {row[0]: tuple(row[1:]) for row in conn.execute(
-                sa.select(INV.c.resource_provider_id,
-                          _flag(capacity.allows_sql(INV.c, literal)),
-                          _flag([capacity.has_room_sql(
-                              INV.c, _used(), literal)]),
-                          _flag(capacity.fits_sql(INV.c, _used(), literal)),
-                          capacity.room_sql(INV.c, _used(), literal)))}
+            rows = conn.execute(sa.select(
+                INV.c.resource_provider_id,
+                _flag(capacity.allows_sql(INV.c, literal)),
+                _flag([capacity.has_room_sql(INV.c, _used(), literal)]),
+                _flag(capacity.fits_sql(INV.c, _used(), literal)),
+                capacity.room_sql(INV.c, _used(), literal)))
+            by_amount[amount] = {row[0]: tuple(row[1:]) for row in rows}
     differences = []
     for row in grid:
         python = capacity.capacity(row.total, row.reserved,
