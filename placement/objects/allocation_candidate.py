@@ -59,8 +59,8 @@ from placement.objects import aggregate
 from placement.objects import candidate_request
 from placement.objects import candidate_tree
 from placement.objects import capacity
+from placement.objects import conditions
 from placement.objects import name_table
-from placement.objects import provider_filter
 from placement.objects import resource_class
 from placement.objects import trait
 
@@ -301,7 +301,7 @@ class _Narrowing:
         self.anchors = {}
         #: Whether the current window bounds the providers: its
         #: conditions are then looked up per provider
-        #: (:func:`provider_filter.exists`).
+        #: (:func:`conditions.exists`).
         self.per_provider = False
 
     def narrow(self, window):
@@ -350,12 +350,11 @@ class _Narrowing:
         groups = self.request.groups
         tests = {}
         for group in groups:
-            member_of = provider_filter.known_groups(group.member_of,
-                                                     self.aggregate_ids)
+            member_of = conditions.known_groups(group.member_of,
+                                                self.aggregate_ids)
             if member_of is None:
                 return False
-            for uuids in member_of:
-                ids = self._known_ids(uuids)
+            for ids in map(sorted, member_of):
                 tests['aggregates', *ids] = sa.exists().where(
                     _RP_AGG.c.aggregate_id.in_(ids))
         for names in (*self.request.root_required,
@@ -366,7 +365,7 @@ class _Narrowing:
                 _RP_TRAIT.c.trait_id.in_(ids))
         for group in groups:
             for name, amount in group.resources.items():
-                tests[name, amount] = provider_filter.could_ever_fit(
+                tests[name, amount] = conditions.could_ever_fit(
                     self.class_ids[name], amount)
         tests = list(tests.values())[:MOST_TESTS]
         return not tests or all(self.conn.execute(sa.select(*tests)).one())
@@ -379,9 +378,10 @@ class _Narrowing:
         ids from the first after ``after`` (an index range whatever the
         size of the cloud; ids rather than providers: gaps left by
         deleted ones make the share smaller, the first window larger)."""
-        named = self._known_ids(
-            uuid for group in self.request.groups
-            for uuids in group.member_of for uuid in uuids)
+        named = conditions.known_ids(
+            (uuid for group in self.request.groups
+             for uuids in group.member_of for uuid in uuids),
+            self.aggregate_ids)
         if not named:
             return 1.0
         span = max(min(SAMPLE_PER_LIMIT * limit, MOST_IDS), SAMPLE)
@@ -490,7 +490,7 @@ class _Narrowing:
 
     def _serving(self, resources):
         """Conditions: the provider can serve ``resources`` on its own."""
-        return [provider_filter.has_capacity(
+        return [conditions.has_capacity(
             RP.c.id, self.class_ids[name], amount, self.per_provider)
             for name, amount in resources.items()]
 
@@ -501,92 +501,36 @@ class _Narrowing:
         aggregate of its root; the required traits of an unsuffixed group
         with resources are checked on its providers together, later.
         """
-        spans_root = not group.suffix
-        member_of = provider_filter.known_groups(group.member_of,
-                                                 self.aggregate_ids)
+        member_of = conditions.known_groups(group.member_of,
+                                            self.aggregate_ids)
         if member_of is None:
             return [sa.false()]
-        single, any_of = provider_filter.each_of(member_of)
-        probed = provider_filter.looked_up_each(any_of)
-        conditions = [self._member_of(aggregates, spans_root, probed)
-                      for aggregates in any_of]
-        if single:
-            conditions.append(self._member_of_each(single, spans_root))
-        if group.forbidden_aggregates:
-            conditions.append(~self._member_of(
-                group.forbidden_aggregates, spans_root))
-        if group.suffix or not allocating:
-            conditions += self._has_each(group.required_traits)
-        if group.forbidden_traits:
-            conditions.append(~self._has_any(group.forbidden_traits))
+        required = (group.required_traits
+                    if group.suffix or not allocating else ())
+        found = conditions.aggregate_conditions(
+            member_of, conditions.known_ids(group.forbidden_aggregates,
+                                            self.aggregate_ids),
+            with_root=not group.suffix)
+        found += self._trait_conditions(required, group.forbidden_traits)
         if group.in_tree is not None:
-            conditions.append(_ROOT_ID == _root_of(group.in_tree))
-        return conditions
-
-    def _member_of(self, aggregate_uuids, spans_root, per_provider=False):
-        """Condition: the provider (or, if ``spans_root``, its root) is
-        in one of the aggregates (:func:`provider_filter.exists`)."""
-        ids = self._known_ids(aggregate_uuids)
-        condition = _in_any_aggregate(RP.c.id, ids, per_provider)
-        if spans_root:
-            # A root is its own root: no second probe.
-            condition = condition | sa.and_(
-                _ROOT_ID != RP.c.id,
-                _in_any_aggregate(_ROOT_ID, ids, per_provider))
-        return condition
-
-    def _member_of_each(self, aggregate_uuids, spans_root):
-        """Condition: the provider (or, if ``spans_root``, its root) is
-        in every one of the aggregates.
-
-        One condition however many they are: a condition each nests
-        beyond SQLite's 1,000 levels with a thousand, and makes
-        PostgreSQL plan a join each. One aggregate keeps its probe.
-        """
-        if len(aggregate_uuids) == 1:
-            return self._member_of(aggregate_uuids, spans_root)
-        ids = self._known_ids(aggregate_uuids)
-        members = [RP.c.id, _ROOT_ID] if spans_root else [RP.c.id]
-        return sa.select(
-            sa.func.count(sa.distinct(_RP_AGG.c.aggregate_id))).where(
-                _RP_AGG.c.resource_provider_id.in_(members),
-                _RP_AGG.c.aggregate_id.in_(ids)).scalar_subquery() == len(ids)
-
-    def _known_ids(self, aggregate_uuids):
-        """The sorted ids of those of ``aggregate_uuids`` that exist."""
-        return sorted({self.aggregate_ids[uuid] for uuid in aggregate_uuids
-                       if uuid in self.aggregate_ids})
+            found.append(conditions.in_tree(group.in_tree))
+        return found
 
     def _ids(self, names):
-        return [self.trait_ids[name] for name in names]
+        return {self.trait_ids[name] for name in names}
 
-    def _has_each(self, trait_sets):
-        """Conditions: the provider has one trait of each set; the traits
-        of sets of one are one condition however many (as for
-        :meth:`_member_of_each`)."""
-        single, any_of = provider_filter.each_of(trait_sets)
-        probed = provider_filter.looked_up_each(any_of)
-        conditions = [self._has_any(names, probed) for names in any_of]
-        if len(single) == 1:
-            conditions.append(self._has_any(single))
-        elif single:
-            conditions.append(provider_filter.has_every_trait(
-                RP.c.id, sorted(self._ids(single))))
-        return conditions
-
-    def _has_any(self, names, per_provider=False):
-        """Condition (or flag): the provider has one of the traits; looked
-        up per provider within a window, or if ``per_provider``."""
-        return provider_filter.has_any_trait(
-            RP.c.id, self._ids(names), self.per_provider or per_provider)
+    def _trait_conditions(self, required, forbidden):
+        """:func:`conditions.trait_conditions` of trait names; looked up
+        per provider within a window."""
+        return conditions.trait_conditions(
+            [self._ids(names) for names in required], self._ids(forbidden),
+            self.per_provider)
 
     def _roots_with_root_traits(self, window):
-        request = self.request
-        conditions = self._has_each(request.root_required)
-        if request.root_forbidden:
-            conditions.append(~self._has_any(request.root_forbidden))
         query = sa.select(RP.c.id).where(
-            RP.c.parent_provider_id.is_(None), *conditions,
+            RP.c.parent_provider_id.is_(None),
+            *self._trait_conditions(self.request.root_required,
+                                    self.request.root_forbidden),
             *_within(window, RP.c.id))
         return set(self.conn.scalars(query))
 
@@ -640,20 +584,6 @@ def _aggregate_ids(conn, request):
     for group in request.groups:
         uuids.update(group.forbidden_aggregates, *group.member_of)
     return aggregate.existing_ids(conn, uuids)
-
-
-def _in_any_aggregate(provider_id, aggregate_ids, per_provider=False):
-    """Condition: provider ``provider_id`` is in one of the aggregates
-    (none: false; :func:`provider_filter.exists`)."""
-    return provider_filter.exists(
-        _RP_AGG.c.resource_provider_id == provider_id,
-        _RP_AGG.c.aggregate_id.in_(aggregate_ids), per_provider=per_provider)
-
-
-def _root_of(provider_uuid):
-    tree = RP.alias('in_tree')
-    return (sa.select(tree.c.root_provider_id)
-            .where(tree.c.uuid == provider_uuid).scalar_subquery())
 
 
 def _sharing_providers(conn, trait_id):

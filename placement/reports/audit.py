@@ -20,8 +20,8 @@ from placement import uuid_form
 from placement.db import api as db_api
 from placement.db import models
 from placement.objects import capacity
+from placement.objects import conditions
 from placement.objects import consumer
-from placement.objects import provider_filter
 from placement.objects import resource_class
 from placement.objects import resource_provider
 
@@ -110,7 +110,7 @@ def _consumers_in_several_trees():
     trees = sa.func.count(sa.distinct(RP.c.root_provider_id))
     spread = (sa.select(ALLOC.c.consumer_id, trees.label('trees'))
               .join(RP, RP.c.id == ALLOC.c.resource_provider_id)
-              .where(RP.c.id.not_in(provider_filter.sharing()))
+              .where(RP.c.id.not_in(conditions.sharing()))
               .group_by(ALLOC.c.consumer_id)
               .having(trees > 1)
               .subquery('spread'))

@@ -53,7 +53,7 @@ def report(conn, zones, shape, scope):
     """
     scope.check(conn)
     class_ids = resource_class.ids_by_name(conn, shape.resources)
-    conditions = scope.conditions() + provider_filter.trait_conditions(
+    conditions = scope.conditions(conn) + provider_filter.trait_conditions(
         conn, provider_filter.ProviderFilter(
             required_traits=shape.required_traits,
             forbidden_traits=shape.forbidden_traits))

@@ -10,7 +10,7 @@ import sqlalchemy as sa
 
 from placement.db import models
 from placement.objects import capacity
-from placement.objects import provider_filter
+from placement.objects import conditions
 from placement.reports import scope as scope_mod
 
 INV = models.Inventory.__table__
@@ -23,17 +23,18 @@ def integer(value):
     return int(value or 0)
 
 
-def shared(provider_id, *conditions):
+def shared(provider_id, *tested):
     """1 where provider ``provider_id`` shares its inventory through its
     aggregates (trait MISC_SHARES_VIA_AGGREGATE), else 0; only tested
-    where ``conditions`` hold."""
+    where the conditions ``tested`` hold."""
     return sa.case(
-        (sa.and_(*conditions, provider_id.in_(provider_filter.sharing())), 1),
+        (sa.and_(*tested, provider_id.in_(conditions.sharing())), 1),
         else_=0)
 
 
-def numbers(conditions, class_ids=None, sharing_class_ids=()):
-    """Subquery: one row per inventory of the providers in ``conditions``.
+def numbers(selected, class_ids=None, sharing_class_ids=()):
+    """Subquery: one row per inventory of the providers ``selected``
+    (conditions on them).
 
     Columns: ``provider_id``, ``root_id``, ``resource_class_id``,
     ``total``, ``reserved``, ``raw`` (total - reserved), ``capacity``
@@ -65,7 +66,7 @@ def numbers(conditions, class_ids=None, sharing_class_ids=()):
                   INV.c.step_size)
         .select_from(INV)
         .join(RP, RP.c.id == INV.c.resource_provider_id)
-        .where(*conditions))
+        .where(*selected))
     if class_ids is not None:
         used = used.where(_ALLOC.c.resource_class_id.in_(class_ids))
         query = query.where(INV.c.resource_class_id.in_(class_ids))
