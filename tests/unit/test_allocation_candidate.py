@@ -3,6 +3,7 @@
 import itertools
 
 from placement.objects import allocation_candidate
+from placement.objects import candidate_loading
 from placement.objects import candidate_tree
 
 Provider = candidate_tree.Provider
@@ -249,7 +250,7 @@ def test_breadth_first_first_round_is_lazy():
 
 
 def test_batches_grow():
-    assert [len(batch) for batch in allocation_candidate._batches(
+    assert [len(batch) for batch in candidate_loading.batches(
         list(range(100)), 10)] == [10, 20, 40, 30]
 
 
