@@ -47,12 +47,14 @@ class Checks(upgradecheck.UpgradeCommands):
         self.db = db_api.connected(self.conf.placement_database,
                                    max_retries=0)
 
-    def _check_root_provider_ids(self):
+    def _count(self, query):
         with self.db.reader() as conn:
-            missing = conn.scalar(
-                sa.select(sa.func.count()).select_from(_RP)
-                .where(_RP.c.root_provider_id.is_(None)))
-        if missing:
+            return conn.scalar(
+                sa.select(sa.func.count()).select_from(query.subquery()))
+
+    def _check_root_provider_ids(self):
+        if self._count(sa.select(_RP.c.id)
+                       .where(_RP.c.root_provider_id.is_(None))):
             return upgradecheck.Result(
                 upgradecheck.Code.FAILURE,
                 f'There is at least one resource provider table record '
@@ -60,10 +62,7 @@ class Checks(upgradecheck.UpgradeCommands):
         return upgradecheck.Result(upgradecheck.Code.SUCCESS)
 
     def _check_incomplete_consumers(self):
-        with self.db.reader() as conn:
-            missing = conn.scalar(
-                sa.select(sa.func.count()).select_from(
-                    data_migrations.consumerless_allocations().subquery()))
+        missing = self._count(data_migrations.consumerless_allocations())
         if missing:
             return upgradecheck.Result(
                 upgradecheck.Code.WARNING,

@@ -8,6 +8,14 @@ placement_group = cfg.OptGroup(
     'placement', title='Placement Service Options',
     help='Configuration options for the Placement service.')
 
+_INCOMPLETE_CONSUMER_HELP = """
+Early API microversions (<1.8) allowed creating allocations and not specifying
+a project or user identifier for the consumer. In cleaning up the data
+modeling, we no longer allow missing project and user information. If an older
+client makes an allocation, we'll use this in place of the information it
+doesn't provide.
+"""
+
 placement_opts = [
     cfg.BoolOpt(
         'randomize_allocation_candidates',
@@ -23,25 +31,13 @@ is determined.
     cfg.StrOpt(
         'incomplete_consumer_project_id',
         default='00000000-0000-0000-0000-000000000000',
-        help="""
-Early API microversions (<1.8) allowed creating allocations and not specifying
-a project or user identifier for the consumer. In cleaning up the data
-modeling, we no longer allow missing project and user information. If an older
-client makes an allocation, we'll use this in place of the information it
-doesn't provide.
-"""),
+        help=_INCOMPLETE_CONSUMER_HELP),
     cfg.StrOpt(
         'incomplete_consumer_user_id',
         # Upstream's default; the reference's nine leading zeros are a
         # typo.
         default='00000000-0000-0000-0000-000000000000',
-        help="""
-Early API microversions (<1.8) allowed creating allocations and not specifying
-a project or user identifier for the consumer. In cleaning up the data
-modeling, we no longer allow missing project and user information. If an older
-client makes an allocation, we'll use this in place of the information it
-doesn't provide.
-"""),
+        help=_INCOMPLETE_CONSUMER_HELP),
     cfg.IntOpt(
         'allocation_conflict_retry_count',
         default=10,
