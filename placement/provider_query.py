@@ -23,10 +23,11 @@ import sys
 
 from placement import errors
 from placement import exception
+from placement import limits
 from placement import microversion
+from placement import uuid_form
 from placement.objects import candidate_request as request_obj
 from placement.objects import provider_filter
-from placement.objects import resource_provider
 
 _REPEATED_MEMBER_OF = microversion.REPEATED_MEMBER_OF
 _FORBIDDEN_TRAITS = microversion.FORBIDDEN_TRAITS
@@ -35,7 +36,7 @@ _ANY_TRAITS = microversion.ANY_TRAITS
 _NESTED = microversion.NESTED_CANDIDATES
 _RESOURCELESS = microversion.SAME_SUBTREE
 _GRANULAR = microversion.GRANULAR
-_MAX_AMOUNT = 2147483647
+_MAX_AMOUNT = limits.MAX_INT
 
 
 def _bad(message, code=None):
@@ -44,7 +45,7 @@ def _bad(message, code=None):
 
 def query_uuid(name, value):
     """The canonical form of uuid query parameter ``name``; else 400."""
-    uuid = resource_provider.canonical_uuid(value.strip())
+    uuid = uuid_form.canonical(value.strip())
     if uuid is None:
         raise _bad(f"Invalid query string parameters: Expected '{name}' "
                    f"parameter to be a valid UUID. Got: {value}")
@@ -90,7 +91,7 @@ def parse_member_of(version, values, name='member_of'):
                        f"microversion. Got: {value}")
         else:
             uuids = [listed]
-        canonical = {resource_provider.canonical_uuid(uuid)
+        canonical = {uuid_form.canonical(uuid)
                      for uuid in uuids}
         if None in canonical:
             raise _bad(f"Invalid query string parameters: Expected '{name}' "
@@ -209,7 +210,7 @@ def resources_named_known():
 def _optional_uuid(params, name):
     """The canonical uuid of parameter ``name`` (valid), or None."""
     value = params.get(name)
-    return value and resource_provider.canonical_uuid(value.strip())
+    return value and uuid_form.canonical(value.strip())
 
 
 def _candidate_in_tree(params, name):
@@ -218,7 +219,7 @@ def _candidate_in_tree(params, name):
     value = params.get(name)
     if value is None:
         return None
-    uuid = resource_provider.canonical_uuid(value.strip())
+    uuid = uuid_form.canonical(value.strip())
     if uuid is None:
         raise _bad(f"Invalid query string parameters: Expected '{name}' "
                    f"parameter to be a format of uuid. Got: {value}")

@@ -15,8 +15,8 @@ import json
 import logging
 import sys
 
+from placement import uuid_form
 from placement.db import api as db_api
-from placement.objects import resource_provider
 from placement.reports import audit
 from placement.reports import text_table
 
@@ -40,7 +40,7 @@ def read_live_consumers(path):
         line = line.strip()
         if not line:
             continue
-        canonical = resource_provider.canonical_uuid(line)
+        canonical = uuid_form.canonical(line)
         if canonical is None:
             raise BadList(f'--live-consumers: {path}, line {number}: '
                           f'{line!r} is not a uuid')

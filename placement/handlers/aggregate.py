@@ -9,8 +9,8 @@ import webob.exc
 from placement import microversion
 from placement import request_checks
 from placement import util
+from placement import uuid_form
 from placement.objects import aggregate
-from placement.objects import resource_provider
 
 
 def _response(req, uuids, generation):
@@ -39,7 +39,7 @@ def _requested(req):
 
 def _canonical_set(uuids):
     """The canonical forms of ``uuids``, sorted; 400 on a repeated one."""
-    canonical = sorted({resource_provider.canonical_uuid(uuid)
+    canonical = sorted({uuid_form.canonical(uuid)
                         for uuid in uuids})
     if len(canonical) != len(uuids):
         raise webob.exc.HTTPBadRequest(

@@ -11,15 +11,15 @@ import webob.exc
 from placement import microversion
 from placement import request_checks
 from placement import util
+from placement import uuid_form
 from placement.objects import allocation as allocation_obj
 from placement.objects import consumer as consumer_obj
 from placement.objects import name_table
-from placement.objects import resource_provider
 
 
 def _canonical(uuid, what):
     """``uuid`` in canonical form; 400 when it is not a uuid."""
-    canonical = resource_provider.canonical_uuid(uuid)
+    canonical = uuid_form.canonical(uuid)
     if canonical is None:
         raise webob.exc.HTTPBadRequest(f'Malformed {what}: {uuid!r}')
     return canonical
@@ -113,7 +113,7 @@ def _consumer_body(req, rows, consumer):
 def list_for_consumer(req):
     """The consumer's allocations; ``{"allocations": {}}`` if none."""
     context = req.environ['placement.context']
-    uuid = resource_provider.canonical_uuid(
+    uuid = uuid_form.canonical(
         util.path_arg(req, 'consumer_uuid'))
     rows, consumer = [], None
     if uuid is not None:
@@ -146,7 +146,7 @@ def delete_allocations(req):
     """Delete the consumer's allocations; 404 when it has none."""
     context = req.environ['placement.context']
     given = util.path_arg(req, 'consumer_uuid')
-    uuid = resource_provider.canonical_uuid(given)
+    uuid = uuid_form.canonical(given)
     if uuid is None:
         raise webob.exc.HTTPNotFound(
             f"No allocations for consumer '{given}'")

@@ -12,6 +12,7 @@ from placement import exception
 from placement import microversion
 from placement import request_checks
 from placement import util
+from placement.objects import capacity
 from placement.objects import inventory as inventory_obj
 from placement.schemas import inventory as schema
 
@@ -19,20 +20,19 @@ from placement.schemas import inventory as schema
 def _check_capacity(req, uuid, class_name, inventory, action):
     """400 unless the inventory's capacity is allowed at this version.
 
-    Upstream's rule: the capacity, ``int((total - reserved) *
-    allocation_ratio)``, must be positive before 1.26 (a ratio that
-    rounds it down to 0 too, worded as reserved against total), and not
-    negative from 1.26 (reserved may equal total); reserved may never
-    exceed total. ``action`` words the error as upstream: ``update`` or
-    ``create``.
+    Upstream's rule: the capacity (:func:`capacity.capacity`) must be
+    positive before 1.26 (a ratio that rounds it down to 0 too, worded
+    as reserved against total), and not negative from 1.26 (reserved
+    may equal total); reserved may never exceed total. ``action`` words
+    the error as upstream: ``update`` or ``create``.
     """
-    capacity = int((inventory.total - inventory.reserved)
-                   * inventory.allocation_ratio)
+    limit = capacity.capacity(inventory.total, inventory.reserved,
+                              inventory.allocation_ratio)
     problem = None
     if microversion.at_least(req, microversion.RESERVED_EQUALS_TOTAL):
-        if inventory.reserved > inventory.total or capacity < 0:
+        if inventory.reserved > inventory.total or limit < 0:
             problem = 'The reserved value is greater than total.'
-    elif capacity <= 0:
+    elif limit <= 0:
         problem = 'The reserved value is greater than or equal to total.'
     if problem:
         raise webob.exc.HTTPBadRequest(

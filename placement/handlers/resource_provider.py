@@ -7,6 +7,7 @@ from placement import provider_query
 from placement import query
 from placement import request_checks
 from placement import util
+from placement import uuid_form
 from placement.objects import name_table
 from placement.objects import provider_filter
 from placement.objects import resource_provider as rp_obj
@@ -101,12 +102,12 @@ def _serialised_providers(conn, req, filters):
 def create_resource_provider(req):
     context = req.environ['placement.context']
     data = request_checks.body(req)
-    uuid = rp_obj.canonical_uuid(data.get('uuid') or
-                                 uuidutils.generate_uuid())
+    uuid = uuid_form.canonical(data.get('uuid') or
+                               uuidutils.generate_uuid())
     parent_uuid = data.get('parent_provider_uuid')
     row = rp_obj.write_tree(
         context.db, rp_obj.create, data['name'], uuid,
-        parent_uuid and rp_obj.canonical_uuid(parent_uuid))
+        parent_uuid and uuid_form.canonical(parent_uuid))
     location = provider_url(req, row.uuid)
     if not microversion.at_least(req, microversion.POST_PROVIDER_RETURNS_BODY):
         return util.Result(location=location)
@@ -126,7 +127,7 @@ def update_resource_provider(req):
     parent_uuid = rp_obj.KEEP_PARENT
     if 'parent_provider_uuid' in data:
         parent_uuid = data['parent_provider_uuid']
-        parent_uuid = parent_uuid and rp_obj.canonical_uuid(parent_uuid)
+        parent_uuid = parent_uuid and uuid_form.canonical(parent_uuid)
     row = rp_obj.write_tree(
         context.db, rp_obj.update, uuid, data['name'], parent_uuid,
         allow_reparenting=microversion.at_least(req, microversion.REPARENTING))

@@ -6,6 +6,7 @@ is created the first time a provider is put in it and kept afterwards.
 
 import sqlalchemy as sa
 
+from placement import uuid_form
 from placement.db import models
 from placement.objects import association
 from placement.objects import resource_provider
@@ -55,7 +56,7 @@ def existing_ids(conn, uuids):
     """
     if not uuids:
         return {}
-    return {resource_provider.canonical_uuid(uuid) or uuid: aggregate_id
+    return {uuid_form.canonical(uuid) or uuid: aggregate_id
             for uuid, aggregate_id
             in conn.execute(_select_ids(sorted(uuids)))}
 

@@ -41,6 +41,7 @@ import sqlalchemy as sa
 from placement import exception
 from placement.db import api as db_api
 from placement.db import models
+from placement.objects import capacity
 from placement.objects import consumer as consumer_obj
 from placement.objects import name_table
 from placement.objects import resource_class
@@ -322,8 +323,7 @@ def _check_amount(provider, class_name, inventory, amount):
     if inventory is None:
         raise _unable(f"Inventory for '{class_name}' on resource provider "
                       f"'{provider.uuid}' invalid.")
-    if (amount < inventory.min_unit or amount > inventory.max_unit
-            or amount % inventory.step_size):
+    if not capacity.allows(inventory, amount):
         raise _unable(
             f'Allocation for {class_name} on resource provider '
             f'{provider.uuid} violates min_unit, max_unit, or step_size. '
@@ -352,13 +352,12 @@ def _new_rows(requests, providers):
 def _check_capacity(rows, providers, old):
     """Conflict unless every row fits its inventory, with current usage.
 
-    ``used + requested <= (total - reserved) * allocation_ratio`` for
-    every provider and class, summing the requested amounts of all rows,
-    unless the consumers already held as much there (``old``, the rows
-    replaced): a write that does not grow a provider's usage of a class
-    is not refused for a capacity it does not make worse (upstream's
-    reshaper re-states such allocations on a provider left over its
-    capacity by an inventory update).
+    :func:`capacity.has_room` for every provider and class, summing the
+    requested amounts of all rows, unless the consumers already held as
+    much there (``old``, the rows replaced): a write that does not grow a
+    provider's usage of a class is not refused for a capacity it does not
+    make worse (upstream's reshaper re-states such allocations on a
+    provider left over its capacity by an inventory update).
     """
     held = {}
     for row in old:
@@ -376,9 +375,7 @@ def _check_capacity(rows, providers, old):
         if amount <= held.get(key, 0):
             continue
         provider, inventory = inventories[key]
-        capacity = ((inventory.total - inventory.reserved)
-                    * inventory.allocation_ratio)
-        if int(inventory.used) + amount > capacity:
+        if not capacity.has_room(inventory, int(inventory.used), amount):
             raise _unable(
                 f"Unable to create allocation for "
                 f"'{inventory.class_name}' on resource provider "

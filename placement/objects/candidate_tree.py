@@ -37,8 +37,8 @@ class Provider(typing.NamedTuple):
     parent_uuid: str | None
     root_uuid: str
     #: ``{class name: (capacity, used, free, max_unit)}``; capacity is
-    #: ``int((total - reserved) * allocation_ratio)``, ``free`` the
-    #: exact ``(total - reserved) * allocation_ratio - used``.
+    #: :func:`placement.objects.capacity.capacity`, ``free`` capacity
+    #: less used.
     inventories: dict
     #: Trait names, in the order the traits were created.
     traits: tuple
@@ -46,14 +46,12 @@ class Provider(typing.NamedTuple):
 
 class Slot(typing.NamedTuple):
     """One choice: the provider of one class of the unsuffixed group, or
-    the provider of a whole suffixed group (resourceless or not); a
-    tuple: each tree of a large answer makes its own."""
+    the provider of a whole suffixed group (resourceless or not). The
+    providers it may choose are given per tree (:meth:`Search.candidates`)."""
 
     suffix: str
     #: ``{class name: amount}``; empty for a resourceless group.
     resources: dict
-    #: Ids of the providers that may be chosen, in preference order.
-    options: tuple
 
 
 @dataclasses.dataclass(frozen=True)
@@ -196,13 +194,6 @@ class Memo:
     def amounts(self, amounts):
         """One ``{class: amount}`` dict (read only) for equal ones."""
         return self._amounts.setdefault(tuple(amounts.items()), amounts)
-
-
-def candidates(root_id, slots, rules, providers, memo=None):
-    """Yield the distinct candidates of the tree of ``root_id``: a
-    :class:`Search` of ``slots`` and their options alone."""
-    return Search(slots, rules, providers, memo).candidates(
-        root_id, [slot.options for slot in slots])
 
 
 class Search:

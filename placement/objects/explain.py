@@ -2,11 +2,11 @@
 the explain report (:mod:`placement.reports.explain` words them).
 
 Nothing here decides anew what a candidate is. The conditions are those
-the candidate search applies (the builders of :mod:`provider_filter`
-and of :class:`allocation_candidate._Narrowing`), counted stage by stage
+the candidate search applies (the builders of :mod:`conditions`
+and of :class:`candidate_narrowing.Narrowing`), counted stage by stage
 in the database; the trees and candidates come from the search itself
-(:class:`allocation_candidate._Narrowing` over the whole cloud, then
-:class:`allocation_candidate._Trees`), so the final count is the number
+(:class:`candidate_narrowing.Narrowing` over the whole cloud, then
+:class:`candidate_loading.Trees`), so the final count is the number
 of candidates GET /allocation_candidates returns without a limit.
 
 *Slots* are the narrowing's: one per class of the unsuffixed group (its
@@ -30,13 +30,14 @@ import typing
 import sqlalchemy as sa
 
 from placement.db import models
-from placement.objects import allocation_candidate as search
-from placement.objects import provider_filter
+from placement.objects import candidate_loading
+from placement.objects import candidate_names
+from placement.objects import candidate_narrowing
+from placement.objects import conditions
 
 RP = models.ResourceProvider.__table__
 _INV = models.Inventory.__table__
 _ALLOC = models.Allocation.__table__
-_ROOT_ID = RP.c.root_provider_id
 _WHOLE_CLOUD = (None, None)
 
 # Funnel stages of a slot (providers), in order.
@@ -115,11 +116,11 @@ def explain(conn, request, max_misses):
     Unknown resource classes or traits are BadRequest, as for the
     candidates.
     """
-    names = search._Names(conn)
-    narrowing = search._Narrowing(conn, request, names)
+    names = candidate_names.Names(conn)
+    narrowing = candidate_narrowing.Narrowing(conn, request, names)
     slots, misses = [], []
     for group in request.groups:
-        for resources in search._slot_resources(group):
+        for resources in candidate_narrowing._slot_resources(group):
             slot, slot_misses = _slot(conn, narrowing, group, resources,
                                       max_misses)
             slots.append(slot)
@@ -132,7 +133,7 @@ def explain(conn, request, max_misses):
         candidates=trees.candidates, misses=tuple(misses[:max_misses]))
 
 
-def conditions(narrowing, group, resources):
+def slot_conditions(narrowing, group, resources):
     """The :class:`Condition` list of the slot of ``group`` asking
     ``resources``, in funnel order: those the narrowing applies to a
     provider of the slot, one per class, trait set, trait, aggregate set
@@ -148,28 +149,33 @@ def conditions(narrowing, group, resources):
     # there is.
     for name, amount in resources.items():
         class_id = narrowing.class_ids[name]
-        found.append(Condition(CAPACITY, name, provider_filter.has_capacity(
+        found.append(Condition(CAPACITY, name, conditions.has_capacity(
             RP.c.id, class_id, amount) | ~_has_inventory(class_id)))
+    def has_any(names):
+        return conditions.has_any_trait(RP.c.id, narrowing._ids(names))
+
+    def member_of(uuids):
+        return conditions.member_of_any(
+            conditions.known_ids(uuids, narrowing.aggregate_ids),
+            with_root=spans_root)
+
     if group.suffix or not group.resources:
-        found += [Condition(REQUIRED, sorted(names),
-                            narrowing._has_any(names))
+        found += [Condition(REQUIRED, sorted(names), has_any(names))
                   for names in group.required_traits]
-    found += [Condition(FORBIDDEN, name, ~narrowing._has_any([name]))
+    found += [Condition(FORBIDDEN, name, ~has_any([name]))
               for name in sorted(group.forbidden_traits)]
-    found += [Condition(MEMBER_OF, sorted(uuids),
-                        narrowing._member_of(uuids, spans_root))
+    found += [Condition(MEMBER_OF, sorted(uuids), member_of(uuids))
               for uuids in group.member_of]
-    found += [Condition(FORBIDDEN_AGGREGATE, uuid,
-                        ~narrowing._member_of([uuid], spans_root))
+    found += [Condition(FORBIDDEN_AGGREGATE, uuid, ~member_of([uuid]))
               for uuid in sorted(group.forbidden_aggregates)]
     if group.in_tree is not None:
         found.append(Condition(IN_TREE, group.in_tree,
-                               _ROOT_ID == search._root_of(group.in_tree)))
+                               conditions.in_tree(group.in_tree)))
     return found
 
 
 def _has_inventory(class_id):
-    return provider_filter.exists(_INV.c.resource_provider_id == RP.c.id,
+    return conditions.exists(_INV.c.resource_provider_id == RP.c.id,
                                   _INV.c.resource_class_id == class_id)
 
 
@@ -177,7 +183,7 @@ def _considered(narrowing, resources):
     """Condition: the provider is one a slot of ``resources`` looks at."""
     if not resources:
         return sa.true()
-    return provider_filter.exists(
+    return conditions.exists(
         _INV.c.resource_provider_id == RP.c.id,
         _INV.c.resource_class_id.in_(
             sorted(narrowing.class_ids[name] for name in resources)))
@@ -188,7 +194,7 @@ def _slot(conn, narrowing, group, resources, max_misses):
     slot, from one statement over a flag per provider and condition:
     a row per pattern of flags (with its number of providers) and the
     first providers failing one condition only."""
-    found = conditions(narrowing, group, resources)
+    found = slot_conditions(narrowing, group, resources)
     flags = (sa.select(RP.c.id, RP.c.uuid, RP.c.name, *(
         sa.case((condition.clause, 1), else_=0).label(f'f{index}')
         for index, condition in enumerate(found)))
@@ -266,7 +272,7 @@ def _inventories(conn, provider_ids):
 
 class _TreeFunnel:
     """The request's funnel, from the candidate search over the whole
-    cloud (:meth:`allocation_candidate._Narrowing.narrow` of one window
+    cloud (:meth:`candidate_narrowing.Narrowing.narrow` of one window
     holding every root, then the assembly of each tree)."""
 
     def __init__(self, conn, narrowing, names):
@@ -294,8 +300,8 @@ class _TreeFunnel:
             self._stage(ROOT_REQUIRED,
                         narrowing._roots_with_root_traits(_WHOLE_CLOUD))
         roots = sorted(final)
-        self.trees = search._Trees(conn, narrowing, names)
-        rules = search._rules(request)
+        self.trees = candidate_loading.Trees(conn, narrowing, names)
+        rules = candidate_loading._rules(request)
         relaxed = [(COMBINED, dataclasses.replace(
             rules, isolate=False, same_subtree=()))]
         if request.same_subtree:

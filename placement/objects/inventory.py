@@ -21,7 +21,9 @@ import logging
 import sqlalchemy as sa
 
 from placement import exception
+from placement import limits
 from placement.db import models
+from placement.objects import capacity
 from placement.objects import name_table
 from placement.objects import resource_class
 from placement.objects import resource_provider
@@ -29,8 +31,6 @@ from placement.objects import resource_provider
 INV = models.Inventory.__table__
 ALLOC = models.Allocation.__table__
 RC = models.ResourceClass.__table__
-
-MAX_UNIT_DEFAULT = 2147483647
 
 LOG = logging.getLogger(__name__)
 
@@ -42,7 +42,7 @@ class Inventory:
     total: int
     reserved: int = 0
     min_unit: int = 1
-    max_unit: int = MAX_UNIT_DEFAULT
+    max_unit: int = limits.MAX_INT
     step_size: int = 1
     allocation_ratio: float = 1.0
     #: When the stored record last changed; None if not stored yet.
@@ -60,11 +60,6 @@ class Inventory:
         if 'allocation_ratio' in fields:
             values['allocation_ratio'] = float(fields['allocation_ratio'])
         return cls(**values)
-
-    @property
-    def capacity(self):
-        """What allocations may consume in total."""
-        return (self.total - self.reserved) * self.allocation_ratio
 
     def values(self):
         """The record's API fields, as shown in responses."""
@@ -183,11 +178,12 @@ def _insert(conn, provider_id, class_id, inventory):
 
 
 def _warn_over_capacity(provider, class_name, used, inventory):
-    if used > inventory.capacity:
+    if not capacity.has_room(inventory, used, 0):
         LOG.warning(
             "Resource provider %s is now over capacity for %s: %s "
-            "allocated, capacity %.15g.", provider.uuid, class_name, used,
-            inventory.capacity)
+            "allocated, capacity %d.", provider.uuid, class_name, used,
+            capacity.capacity(inventory.total, inventory.reserved,
+                              inventory.allocation_ratio))
 
 
 def _update(conn, provider, class_id, class_name, inventory):

@@ -24,12 +24,11 @@ deadlock with the writers of those trees.
 """
 
 import collections
-import uuid as uuidlib
 
 import sqlalchemy as sa
-from oslo_utils import uuidutils
 
 from placement import exception
+from placement import uuid_form
 from placement.db import api as db_api
 from placement.db import models
 
@@ -43,17 +42,6 @@ _RP_TRAIT = models.ResourceProviderTrait.__table__
 
 # How often a tree change is run again when trees move under it.
 _TREE_MOVED_RETRIES = 10
-
-
-def canonical_uuid(value):
-    """``value`` as a lowercase dashed uuid string; None if it is none.
-
-    What OpenStack takes for a uuid (oslo.utils' "uuid-like": no dashes,
-    upper case, braces, ``urn:uuid:``) is one.
-    """
-    if not uuidutils.is_uuid_like(value):
-        return None
-    return str(uuidlib.UUID(value))
 
 
 def _select_providers():
@@ -112,7 +100,7 @@ def get_by_uuid(conn, uuid):
     parent_provider_id, root_provider_id, created_at, updated_at) and
     ``parent_provider_uuid`` and ``root_provider_uuid``.
     """
-    canonical = canonical_uuid(uuid)
+    canonical = uuid_form.canonical(uuid)
     row = None
     if canonical is not None:
         row = conn.execute(_BY_UUID, {'uuid': canonical}).first()
@@ -371,7 +359,7 @@ def _move(conn, uuid, parent_uuid, allow_reparenting):
 
     Returns the provider's row as it was before the move.
     """
-    uuids = [canonical_uuid(uuid)]
+    uuids = [uuid_form.canonical(uuid)]
     if parent_uuid is not None:
         uuids.append(parent_uuid)
     rows = _lock_trees(conn, uuids)
@@ -423,7 +411,7 @@ def delete(conn, uuid):
 
     Refused while it has child providers or allocations.
     """
-    canonical = canonical_uuid(uuid)
+    canonical = uuid_form.canonical(uuid)
     provider = _lock_trees(conn, [canonical]).get(canonical)
     if provider is None:
         raise exception.NotFound(

@@ -16,13 +16,14 @@ import typing
 
 import sqlalchemy as sa
 
+from placement import uuid_form
 from placement.db import api as db_api
 from placement.db import models
+from placement.objects import capacity
+from placement.objects import conditions
 from placement.objects import consumer
-from placement.objects import provider_filter
 from placement.objects import resource_class
 from placement.objects import resource_provider
-from placement.reports import inventory
 
 #: Examples per finding, at most.
 EXAMPLES = 20
@@ -74,19 +75,19 @@ def _over_capacity():
             .group_by(ALLOC.c.resource_provider_id,
                       ALLOC.c.resource_class_id)
             .subquery('usage'))
-    capacity = (INV.c.total - INV.c.reserved) * INV.c.allocation_ratio
+    limit = capacity.capacity_sql(INV.c)
     return (sa.select(RP.c.uuid.label('provider_uuid'),
                       RP.c.name.label('provider_name'),
                       RC.c.name.label('resource_class'),
                       sa.cast(used.c.used, sa.BigInteger).label('used'),
-                      inventory.floor(capacity).label('capacity'))
+                      limit.label('capacity'))
             .select_from(used)
             .join(INV, sa.and_(
                 INV.c.resource_provider_id == used.c.resource_provider_id,
                 INV.c.resource_class_id == used.c.resource_class_id))
             .join(RP, RP.c.id == INV.c.resource_provider_id)
             .join(RC, RC.c.id == INV.c.resource_class_id)
-            .where(used.c.used > capacity)
+            .where(used.c.used > limit)
             .order_by(RP.c.uuid, RC.c.name))
 
 
@@ -109,7 +110,7 @@ def _consumers_in_several_trees():
     trees = sa.func.count(sa.distinct(RP.c.root_provider_id))
     spread = (sa.select(ALLOC.c.consumer_id, trees.label('trees'))
               .join(RP, RP.c.id == ALLOC.c.resource_provider_id)
-              .where(RP.c.id.not_in(provider_filter.sharing()))
+              .where(RP.c.id.not_in(conditions.sharing()))
               .group_by(ALLOC.c.consumer_id)
               .having(trees > 1)
               .subquery('spread'))
@@ -355,7 +356,7 @@ def _orphans(conn, live_consumers):
     def orphans():
         for row in rows:
             uuid, type_name = row[0], row[1]
-            if (uuid in live_consumers or resource_provider.canonical_uuid(
+            if (uuid in live_consumers or uuid_form.canonical(
                     uuid) in live_consumers):
                 continue
             by_type[type_name] = by_type.get(type_name, 0) + 1

@@ -190,7 +190,7 @@ def report(conn, zones, selection, scope, detail, now):
     names = {class_id: name for class_id, name in conn.execute(
         sa.select(RC.c.id, RC.c.name)) if selection.may_keep(name)}
     numbers = inventory.numbers(
-        scope.conditions(), sorted(names),
+        scope.conditions(conn), sorted(names),
         sorted(class_id for class_id, name in names.items()
                if areas.fixed_area(name) is None))
     sums = _Sums(names, selection)

@@ -8,6 +8,7 @@ import dataclasses
 
 import sqlalchemy as sa
 
+from placement.objects import capacity
 from placement.objects import provider_filter
 from placement.objects import resource_class
 from placement.reports import inventory
@@ -38,19 +39,10 @@ class Shape:
 
 
 def _fits(numbers, amounts):
-    """Per inventory row: how many of its class's amount it has room for.
-
-    The test of a claim: used + n × amount ≤ (total − reserved) ×
-    allocation_ratio, with min_unit ≤ amount ≤ max_unit and amount a
-    multiple of step_size; 0 where the amount breaks those.
-    """
+    """Per inventory row: how many of its class's amount it has room for
+    (:func:`capacity.room_sql`)."""
     amount = sa.case(amounts, value=numbers.c.resource_class_id)
-    free = numbers.c.raw * numbers.c.allocation_ratio - numbers.c.used
-    return sa.case(
-        (sa.and_(numbers.c.min_unit <= amount, numbers.c.max_unit >= amount,
-                 amount % numbers.c.step_size == 0, free >= amount),
-         inventory.floor(free / amount)),
-        else_=0)
+    return capacity.room_sql(numbers.c, numbers.c.used, amount)
 
 
 def report(conn, zones, shape, scope):
@@ -61,7 +53,7 @@ def report(conn, zones, shape, scope):
     """
     scope.check(conn)
     class_ids = resource_class.ids_by_name(conn, shape.resources)
-    conditions = scope.conditions() + provider_filter.trait_conditions(
+    conditions = scope.conditions(conn) + provider_filter.trait_conditions(
         conn, provider_filter.ProviderFilter(
             required_traits=shape.required_traits,
             forbidden_traits=shape.forbidden_traits))

@@ -7,11 +7,10 @@ provider tree anyway).
 """
 
 import sqlalchemy as sa
-from sqlalchemy.ext import compiler
-from sqlalchemy.sql import functions
 
 from placement.db import models
-from placement.objects import provider_filter
+from placement.objects import capacity
+from placement.objects import conditions
 from placement.reports import scope as scope_mod
 
 INV = models.Inventory.__table__
@@ -19,40 +18,27 @@ _ALLOC = models.Allocation.__table__
 RP = scope_mod.RP
 
 
-class floor(functions.GenericFunction):  # noqa: N801 (an SQL function)
-    """FLOOR of a non-negative number, as an integer, on every backend."""
-
-    type = sa.BigInteger()
-    inherit_cache = True
-
-
-@compiler.compiles(floor, 'sqlite')
-def _floor_sqlite(element, compiler_, **kwargs):
-    # SQLite may lack FLOOR; its CAST truncates, which is the floor of a
-    # non-negative number (MySQL's and PostgreSQL's CASTs round).
-    return f'CAST({compiler_.process(element.clauses, **kwargs)} AS INTEGER)'
-
-
 def integer(value):
     """A sum from the database as an int (MySQL sums are decimals)."""
     return int(value or 0)
 
 
-def shared(provider_id, *conditions):
+def shared(provider_id, *tested):
     """1 where provider ``provider_id`` shares its inventory through its
     aggregates (trait MISC_SHARES_VIA_AGGREGATE), else 0; only tested
-    where ``conditions`` hold."""
+    where the conditions ``tested`` hold."""
     return sa.case(
-        (sa.and_(*conditions, provider_id.in_(provider_filter.sharing())), 1),
+        (sa.and_(*tested, provider_id.in_(conditions.sharing())), 1),
         else_=0)
 
 
-def numbers(conditions, class_ids=None, sharing_class_ids=()):
-    """Subquery: one row per inventory of the providers in ``conditions``.
+def numbers(selected, class_ids=None, sharing_class_ids=()):
+    """Subquery: one row per inventory of the providers ``selected``
+    (conditions on them).
 
     Columns: ``provider_id``, ``root_id``, ``resource_class_id``,
     ``total``, ``reserved``, ``raw`` (total - reserved), ``capacity``
-    (⌊raw × allocation_ratio⌋), ``overcommitted`` (1 where the ratio is
+    (:func:`capacity.capacity_sql`), ``overcommitted`` (1 where the ratio is
     not 1), ``used`` (the sum of its allocations), ``shared``
     (:func:`shared` for the classes of ``sharing_class_ids``, whose area
     depends on it; 0 for the others, so that most rows need no test),
@@ -70,7 +56,7 @@ def numbers(conditions, class_ids=None, sharing_class_ids=()):
                   INV.c.resource_class_id,
                   INV.c.total, INV.c.reserved,
                   raw.label('raw'),
-                  floor(raw * INV.c.allocation_ratio).label('capacity'),
+                  capacity.capacity_sql(INV.c).label('capacity'),
                   sa.case((INV.c.allocation_ratio != 1, 1), else_=0)
                   .label('overcommitted'),
                   (shared(RP.c.id, INV.c.resource_class_id.in_(
@@ -80,7 +66,7 @@ def numbers(conditions, class_ids=None, sharing_class_ids=()):
                   INV.c.step_size)
         .select_from(INV)
         .join(RP, RP.c.id == INV.c.resource_provider_id)
-        .where(*conditions))
+        .where(*selected))
     if class_ids is not None:
         used = used.where(_ALLOC.c.resource_class_id.in_(class_ids))
         query = query.where(INV.c.resource_class_id.in_(class_ids))

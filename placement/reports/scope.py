@@ -8,19 +8,13 @@ provider is in scope when it or its root is in one aggregate of each
 
 import dataclasses
 
-import sqlalchemy as sa
-
 from placement import exception
-from placement.db import models
-from placement.objects import provider_filter
+from placement.objects import aggregate
+from placement.objects import conditions
 from placement.objects import resource_provider
 
-RP = resource_provider.RP
-#: The root provider id of the provider row of :data:`RP`: always set
-#: (the migrations refuse to run while a provider has none), and indexed.
-ROOT_ID = RP.c.root_provider_id
-
-_AGG = models.PlacementAggregate.__table__
+RP = conditions.RP
+ROOT_ID = conditions.ROOT_ID
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,33 +34,31 @@ class Scope:
         A report about an aggregate that does not exist is a typo, not an
         empty cloud.
         """
-        wanted = self.forbidden_aggregates.union(*self.member_of)
-        if wanted:
-            known = set(conn.scalars(
-                sa.select(_AGG.c.uuid).where(_AGG.c.uuid.in_(wanted))))
-            unknown = sorted(wanted - known)
-            if unknown:
-                raise exception.BadRequest(
-                    f'No such aggregate(s): {", ".join(unknown)}')
+        unknown = sorted(self._wanted() - self._known(conn).keys())
+        if unknown:
+            raise exception.BadRequest(
+                f'No such aggregate(s): {", ".join(unknown)}')
         if self.in_tree is not None:
             try:
                 resource_provider.get_by_uuid(conn, self.in_tree)
             except exception.NotFound as exc:
                 raise exception.BadRequest(f'in_tree: {exc}') from exc
 
-    def conditions(self):
-        """WHERE conditions on :data:`RP` selecting the providers in scope."""
-        conditions = [_self_or_root_in(group) for group in self.member_of]
-        if self.forbidden_aggregates:
-            conditions.append(~_self_or_root_in(self.forbidden_aggregates))
+    def conditions(self, conn):
+        """WHERE conditions on :data:`RP` selecting the providers in scope
+        (:meth:`check` first)."""
+        known = self._known(conn)
+        selected = conditions.aggregate_conditions(
+            conditions.known_groups(self.member_of, known),
+            conditions.known_ids(self.forbidden_aggregates, known),
+            with_root=True)
         if self.in_tree is not None:
-            tree_root = (sa.select(ROOT_ID).where(RP.c.uuid == self.in_tree)
-                         .scalar_subquery())
-            conditions.append(ROOT_ID == tree_root)
-        return conditions
+            selected.append(conditions.in_tree(self.in_tree))
+        return selected
 
+    def _wanted(self):
+        return self.forbidden_aggregates.union(*self.member_of)
 
-def _self_or_root_in(aggregate_uuids):
-    uuids = sorted(aggregate_uuids)
-    return sa.or_(provider_filter.in_any_aggregate(RP.c.id, uuids),
-                  provider_filter.in_any_aggregate(ROOT_ID, uuids))
+    def _known(self, conn):
+        """``{uuid: id}`` of the aggregates named that exist."""
+        return aggregate.existing_ids(conn, self._wanted())

@@ -7,12 +7,13 @@ in no zone is in ``unknown``, as in Limes.
 """
 
 import dataclasses
+import functools
 
 import sqlalchemy as sa
 
 from placement import fatal
+from placement import uuid_form
 from placement.db import models
-from placement.objects import resource_provider
 
 UNKNOWN = 'unknown'
 OPTION = '[reports] availability_zones'
@@ -38,20 +39,14 @@ class Zones:
 
         Also checked when the service starts, so that a typo stops it
         instead of putting every provider into the zone ``unknown``.
+        Parsed once for each value of the option: reports ask for the
+        zones on every request.
         """
-        by_aggregate = {}
         try:
             configured = conf.reports.availability_zones
         except ValueError as exc:
             raise ZoneMapError(f'{OPTION}: {exc}') from exc
-        for name, uuid in configured.items():
-            canonical = resource_provider.canonical_uuid(uuid or '')
-            if not name or name == UNKNOWN or canonical is None:
-                raise ZoneMapError(
-                    f'{OPTION}: expected name:aggregate_uuid pairs with a '
-                    f'name other than {UNKNOWN!r}, got {name}:{uuid}')
-            by_aggregate.setdefault(canonical, []).append(name)
-        return cls(by_aggregate, (*configured, UNKNOWN))
+        return _parsed(tuple(configured.items()))
 
     def _memberships(self):
         """Subquery ``(resource_provider_id, uuid)`` of zone aggregates."""
@@ -98,6 +93,15 @@ class Zones:
         return sorted(names, key=self.order.index)
 
 
-def of_tree(root_zones, root_id):
-    """The zone names of the tree of ``root_id`` (``unknown`` if none)."""
-    return root_zones.get(root_id) or [UNKNOWN]
+@functools.lru_cache(maxsize=8)
+def _parsed(pairs):
+    """The :class:`Zones` of ``(name, aggregate uuid)`` pairs."""
+    by_aggregate = {}
+    for name, uuid in pairs:
+        canonical = uuid_form.canonical(uuid or '')
+        if not name or name == UNKNOWN or canonical is None:
+            raise ZoneMapError(
+                f'{OPTION}: expected name:aggregate_uuid pairs with a '
+                f'name other than {UNKNOWN!r}, got {name}:{uuid}')
+        by_aggregate.setdefault(canonical, []).append(name)
+    return Zones(by_aggregate, (*(name for name, _ in pairs), UNKNOWN))

@@ -11,9 +11,9 @@
 - consumer_type is required from 1.38.
 """
 
+from placement import limits
 from placement import microversion as mv
 
-MAX_INT = 2147483647
 _UUID = {'type': 'string', 'format': 'uuid'}
 # A project or user id of the identity service; no NUL: PostgreSQL
 # cannot store it.
@@ -27,7 +27,7 @@ UUID_PATTERN = r'^(urn:)?(uuid:)?\{?-*([0-9a-fA-F]-*){32}\}?$'
 CONSUMER_TYPE = {'type': 'string', 'pattern': _CLASS_PATTERN,
                  'minLength': 1, 'maxLength': 255}
 CONSUMER_GENERATION = {'type': ['integer', 'null'], 'minimum': 0,
-                       'maximum': MAX_INT}
+                       'maximum': limits.MAX_INT}
 MAPPINGS = {
     'type': 'object',
     # Present, it maps at least one request group (upstream's rule).
@@ -45,7 +45,7 @@ RESOURCES = {
     'minProperties': 1,
     'patternProperties': {
         _CLASS_PATTERN: {'type': 'integer', 'minimum': 1,
-                         'maximum': MAX_INT},
+                         'maximum': limits.MAX_INT},
     },
     'additionalProperties': False,
 }

@@ -6,15 +6,15 @@ between fields that depend on the microversion (reserved against total)
 are checked by the handler, not here.
 """
 
+from placement import limits
 from placement.schemas import resource_provider
 
-MAX_INT = 2147483647
 MAX_FLOAT = 3.40282e38
 RESOURCE_CLASS_PATTERN = '^[A-Z0-9_]+$'
 
 
 def _integer(minimum):
-    return {'type': 'integer', 'minimum': minimum, 'maximum': MAX_INT}
+    return {'type': 'integer', 'minimum': minimum, 'maximum': limits.MAX_INT}
 
 
 def _closed_object(properties, required):

@@ -2,13 +2,15 @@
 
 import copy
 
+from placement import limits
+
 _UUID = {'type': 'string', 'format': 'uuid'}
 
 # A provider generation as sent back by clients: any integer up to the
 # database's; a negative one never matches (409, as upstream), the lower
 # bound only keeps it within what database drivers compare.
 GENERATION = {'type': 'integer', 'minimum': -(2 ** 63),
-              'maximum': 2147483647}
+              'maximum': limits.MAX_INT}
 
 POST_RESOURCE_PROVIDER = {
     'type': 'object',

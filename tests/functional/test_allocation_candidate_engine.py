@@ -16,7 +16,9 @@ import sqlalchemy as sa
 from placement import exception
 from placement.db import models
 from placement.objects import allocation_candidate
+from placement.objects import candidate_narrowing
 from placement.objects import candidate_request
+from placement.objects import candidate_windows
 
 pytestmark = pytest.mark.db
 
@@ -569,13 +571,13 @@ def test_one_narrowing_query_per_distinct_group(world, monkeypatch):
     for child in range(3):
         world.provider(f'VF{child}', 'CN', {'SRIOV_NET_VF': 1})
     queried = []
-    group_slots = allocation_candidate._Narrowing._group_slots
+    group_slots = candidate_narrowing.Narrowing._group_slots
 
     def counted(narrowing, group, tree_within):
         queried.append(group.suffix)
         return group_slots(narrowing, group, tree_within)
 
-    monkeypatch.setattr(allocation_candidate._Narrowing, '_group_slots',
+    monkeypatch.setattr(candidate_narrowing.Narrowing, '_group_slots',
                         counted)
     groups = [Group(resources={'VCPU': 1, 'MEMORY_MB': 256})] + [
         Group(str(index), {'SRIOV_NET_VF': 1}) for index in range(3)]
@@ -596,7 +598,7 @@ def many_roots(world, monkeypatch):
     """Twelve trees searched one root window at a time: a sharing disk
     (SS, in aggA with every third host), hosts with VCPU, a NUMA child
     with more VCPU on even hosts, AVX2 on the roots of hosts 0-5."""
-    monkeypatch.setattr(allocation_candidate, 'FIRST_WINDOW', 1)
+    monkeypatch.setattr(candidate_windows, 'FIRST_WINDOW', 1)
     world.provider('SS', inventory={'DISK_GB': 100}, traits=[SHARES],
                    aggregates=['aggA'])
     for index in range(12):
@@ -670,13 +672,13 @@ def test_a_first_window_holds_as_many_more_roots_as_aggregates_are_rare(
 def _narrowed_windows(monkeypatch):
     """The windows the searches narrow from now on, in a list."""
     windows = []
-    narrow = allocation_candidate._Narrowing.narrow
+    narrow = candidate_narrowing.Narrowing.narrow
 
     def counted(narrowing, window):
         windows.append(window)
         return narrow(narrowing, window)
 
-    monkeypatch.setattr(allocation_candidate._Narrowing, 'narrow', counted)
+    monkeypatch.setattr(candidate_narrowing.Narrowing, 'narrow', counted)
     return windows
 
 

@@ -153,7 +153,7 @@ def test_a_candidate_meeting_every_one_of_many_filters(
 
 def _pairs(values, count=150):
     """``count`` groups ``in:a,b`` of two of ``values`` each, all
-    distinct: more than are joined (provider_filter.MOST_JOINED)."""
+    distinct: more than are joined (conditions.MOST_JOINED)."""
     return [f'in:{first},{second}' for first, second
             in zip(values[:count], values[count:2 * count], strict=True)]
 

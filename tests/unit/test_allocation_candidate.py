@@ -3,10 +3,10 @@
 import itertools
 
 from placement.objects import allocation_candidate
+from placement.objects import candidate_loading
 from placement.objects import candidate_tree
 
 Provider = candidate_tree.Provider
-Slot = candidate_tree.Slot
 Rules = candidate_tree.Rules
 
 
@@ -35,14 +35,27 @@ def allocations(found):
             for c in found]
 
 
+def slot(suffix, resources, options):
+    """A slot and its options in the tree searched."""
+    return candidate_tree.Slot(suffix, resources), options
+
+
+def candidates(root_id, slots, rules, providers, memo=None):
+    """The candidates of the tree of ``root_id``: a :class:`Search` of
+    ``slots`` (:func:`slot` pairs) alone."""
+    shapes = [shape for shape, _ in slots]
+    options = [choices for _, choices in slots]
+    return candidate_tree.Search(shapes, rules, providers, memo).candidates(
+        root_id, options)
+
+
 def run(providers, slots, root_id=1, **rules):
-    return list(candidate_tree.candidates(root_id, slots, Rules(**rules),
-                                          providers))
+    return list(candidates(root_id, slots, Rules(**rules), providers))
 
 
 PFS = tree((2, 1), (3, 1))
-VF1 = Slot('1', {'VF': 1}, (2, 3))
-VF2 = Slot('2', {'VF': 1}, (2, 3))
+VF1 = slot('1', {'VF': 1}, (2, 3))
+VF2 = slot('2', {'VF': 1}, (2, 3))
 
 
 def test_isolate_gives_each_group_its_own_provider():
@@ -67,15 +80,15 @@ def test_without_isolation_amounts_on_one_provider_are_summed():
 
 def test_summed_amounts_must_fit():
     providers = tree((2, 1), capacity=1)
-    assert run(providers, [Slot('1', {'VF': 1}, (2,)),
-                           Slot('2', {'VF': 1}, (2,))]) == []
+    assert run(providers, [slot('1', {'VF': 1}, (2,)),
+                           slot('2', {'VF': 1}, (2,))]) == []
 
 
 def test_summed_amounts_must_fit_max_unit():
     providers = tree((2, 1), capacity=4)
     providers[2] = providers[2]._replace(inventories={'VF': (4, 0, 4.0, 1)})
-    assert run(providers, [Slot('1', {'VF': 1}, (2,)),
-                           Slot('2', {'VF': 1}, (2,))]) == []
+    assert run(providers, [slot('1', {'VF': 1}, (2,)),
+                           slot('2', {'VF': 1}, (2,))]) == []
 
 
 def test_not_nested_takes_from_one_provider_of_a_sharing_tree():
@@ -83,29 +96,29 @@ def test_not_nested_takes_from_one_provider_of_a_sharing_tree():
     providers = tree(sharing=(8,))
     providers[9] = providers[8]._replace(id=9, uuid='p9', parent_id=8,
                                          parent_uuid='p8')
-    slots = [Slot('', {'VF': 1}, (1,)), Slot('', {'DISK': 1}, (8,)),
-             Slot('1', {'VF': 1}, (9,))]
+    slots = [slot('', {'VF': 1}, (1,)), slot('', {'DISK': 1}, (8,)),
+             slot('1', {'VF': 1}, (9,))]
     assert allocations(run(providers, slots, nested=False)) == []
     assert len(run(providers, slots)) == 1
 
 
 def test_unsuffixed_traits_are_checked_on_its_providers_together():
-    slots = [Slot('', {'VF': 1}, (2, 3)), Slot('', {'DISK': 1}, (1, 2))]
+    slots = [slot('', {'VF': 1}, (2, 3)), slot('', {'DISK': 1}, (1, 2))]
     found = run(PFS, slots, unsuffixed_required=({'T1'}, {'T3'}))
     assert allocations(found) == [{'p3': {'VF': 1}, 'p1': {'DISK': 1}}]
     assert found[0].mappings == {'': ['p1', 'p3']}
 
 
 def test_unsuffixed_group_is_not_isolated():
-    slots = [Slot('', {'VF': 1}, (2,)), Slot('1', {'VF': 1}, (2,))]
+    slots = [slot('', {'VF': 1}, (2,)), slot('1', {'VF': 1}, (2,))]
     assert allocations(run(PFS, slots, isolate=True)) == [{'p2': {'VF': 2}}]
 
 
 def test_same_subtree_needs_an_ancestor_of_the_others():
     # 1 -> 2 -> (4, 5); 1 -> 3
     providers = tree((2, 1), (3, 1), (4, 2), (5, 2))
-    slots = [Slot('_NUMA', {}, (2, 3)), Slot('_A', {'VF': 1}, (3, 4, 5)),
-             Slot('_B', {'VF': 1}, (3, 4, 5))]
+    slots = [slot('_NUMA', {}, (2, 3)), slot('_A', {'VF': 1}, (3, 4, 5)),
+             slot('_B', {'VF': 1}, (3, 4, 5))]
     found = run(providers, slots, isolate=True,
                 same_subtree=(frozenset({'_NUMA', '_A', '_B'}),))
     assert allocations(found) == [{'p4': {'VF': 1}, 'p5': {'VF': 1}}] * 2
@@ -118,7 +131,7 @@ def test_resourceless_group_mapped_elsewhere_is_another_candidate():
     """The same allocation with the resourceless group on either child
     of its provider."""
     providers = tree((2, 1), (3, 1))
-    slots = [Slot('_CN', {'VF': 1}, (1,)), Slot('_NUMA', {}, (2, 3))]
+    slots = [slot('_CN', {'VF': 1}, (1,)), slot('_NUMA', {}, (2, 3))]
     found = run(providers, slots,
                 same_subtree=(frozenset({'_CN', '_NUMA'}),))
     assert allocations(found) == [{'p1': {'VF': 1}}] * 2
@@ -126,7 +139,7 @@ def test_resourceless_group_mapped_elsewhere_is_another_candidate():
 
 
 def test_same_subtree_may_be_one_provider_without_isolation():
-    slots = [Slot('_A', {'VF': 1}, (2, 3)), Slot('_B', {'VF': 1}, (2, 3))]
+    slots = [slot('_A', {'VF': 1}, (2, 3)), slot('_B', {'VF': 1}, (2, 3))]
     assert allocations(run(PFS, slots,
                            same_subtree=(frozenset({'_A', '_B'}),))) == [
         {'p2': {'VF': 2}}, {'p3': {'VF': 2}}]
@@ -134,7 +147,7 @@ def test_same_subtree_may_be_one_provider_without_isolation():
 
 def test_not_nested_allows_one_provider_of_the_tree_and_sharing_ones():
     providers = tree((2, 1), sharing=(9,))
-    slots = [Slot('', {'VF': 1}, (1, 2)), Slot('', {'DISK': 1}, (1, 2, 9))]
+    slots = [slot('', {'VF': 1}, (1, 2)), slot('', {'DISK': 1}, (1, 2, 9))]
     assert allocations(run(providers, slots, nested=False)) == [
         {'p1': {'VF': 1, 'DISK': 1}}, {'p1': {'VF': 1}, 'p9': {'DISK': 1}},
         {'p2': {'VF': 1, 'DISK': 1}}, {'p2': {'VF': 1}, 'p9': {'DISK': 1}}]
@@ -142,7 +155,7 @@ def test_not_nested_allows_one_provider_of_the_tree_and_sharing_ones():
 
 def test_a_candidate_uses_its_own_tree():
     providers = tree((2, 1), sharing=(9,))
-    slots = [Slot('', {'DISK': 1}, (2, 9))]
+    slots = [slot('', {'DISK': 1}, (2, 9))]
     assert allocations(run(providers, slots)) == [{'p2': {'DISK': 1}}]
     assert allocations(run(providers, slots, root_id=9)) == [
         {'p9': {'DISK': 1}}]
@@ -150,11 +163,11 @@ def test_a_candidate_uses_its_own_tree():
 
 def test_seen_candidates_are_not_repeated_across_trees():
     providers = tree(sharing=(8, 9))
-    slots = [Slot('', {'DISK': 1}, (8,)), Slot('', {'VF': 1}, (9,))]
+    slots = [slot('', {'DISK': 1}, (8,)), slot('', {'VF': 1}, (9,))]
     memo = candidate_tree.Memo(sharing={8, 9})
-    first = list(candidate_tree.candidates(8, slots, Rules(), providers,
+    first = list(candidates(8, slots, Rules(), providers,
                                            memo))
-    again = list(candidate_tree.candidates(9, slots, Rules(), providers,
+    again = list(candidates(9, slots, Rules(), providers,
                                            memo))
     assert len(first) == 1
     assert again == []
@@ -165,24 +178,24 @@ def test_only_candidates_with_sharing_providers_are_remembered():
     its key is not kept (the keys of a large answer set its peak memory)."""
     providers = tree((2, 1), (3, 1), sharing=(9,))
     memo = candidate_tree.Memo(sharing={9})
-    single = [Slot('', {'VF': 1}, (2,))]
-    assert len(list(candidate_tree.candidates(
+    single = [slot('', {'VF': 1}, (2,))]
+    assert len(list(candidates(
         1, single, Rules(), providers, memo))) == 1
-    swapped = [Slot('_A', {'VF': 1}, (2, 3)), Slot('_B', {'VF': 1}, (2, 3))]
-    assert allocations(candidate_tree.candidates(
+    swapped = [slot('_A', {'VF': 1}, (2, 3)), slot('_B', {'VF': 1}, (2, 3))]
+    assert allocations(candidates(
         1, swapped, Rules(), providers, memo)) == [
             {'p2': {'VF': 2}}, {'p2': {'VF': 1}, 'p3': {'VF': 1}},
             {'p2': {'VF': 1}, 'p3': {'VF': 1}}, {'p3': {'VF': 2}}]
     assert memo.seen == set()
-    shared = [Slot('', {'VF': 1}, (2,)), Slot('', {'DISK': 1}, (9,))]
-    assert len(list(candidate_tree.candidates(
+    shared = [slot('', {'VF': 1}, (2,)), slot('', {'DISK': 1}, (9,))]
+    assert len(list(candidates(
         1, shared, Rules(), providers, memo))) == 1
     assert len(memo.seen) == 1
 
 
 def test_equal_amounts_are_one_dict():
     providers = tree((2, 1), (3, 1))
-    slots = [Slot('', {'VF': 1}, (2, 3)), Slot('', {'DISK': 1}, (2, 3))]
+    slots = [slot('', {'VF': 1}, (2, 3)), slot('', {'DISK': 1}, (2, 3))]
     found = run(providers, slots)
     assert allocations(found) == [
         {'p2': {'VF': 1, 'DISK': 1}}, {'p2': {'VF': 1}, 'p3': {'DISK': 1}},
@@ -205,8 +218,8 @@ def test_wide_symmetric_tree_stops_at_the_limit():
     children = [(child, 1) for child in range(2, 202)]
     providers = CountingProviders(tree(*children))
     options = tuple(range(2, 202))
-    slots = [Slot(str(group), {'VF': 1}, options) for group in range(4)]
-    found = list(itertools.islice(candidate_tree.candidates(
+    slots = [slot(str(group), {'VF': 1}, options) for group in range(4)]
+    found = list(itertools.islice(candidates(
         1, slots, Rules(isolate=True), providers), 10))
     assert len({frozenset(c.allocations) for c in found}) == 10
     # 200**4 combinations exist; ten candidates cost a few hundred looks.
@@ -237,7 +250,7 @@ def test_breadth_first_first_round_is_lazy():
 
 
 def test_batches_grow():
-    assert [len(batch) for batch in allocation_candidate._batches(
+    assert [len(batch) for batch in candidate_loading.batches(
         list(range(100)), 10)] == [10, 20, 40, 30]
 
 
@@ -245,12 +258,11 @@ def test_one_search_serves_every_tree_of_a_window():
     """A window's :class:`Search` (checks and layouts worked out once)
     gives each tree what a search of that tree alone gives."""
     providers = {**tree((2, 1)), **tree((12, 11), root_id=11)}
-    shape = [Slot('', {'VF': 1}, ()), Slot('', {'DISK': 1}, ())]
+    shape = [candidate_tree.Slot('', {'VF': 1}),
+             candidate_tree.Slot('', {'DISK': 1})]
     search = candidate_tree.Search(shape, Rules(), providers)
     for root_id, options in ((1, [(1, 2), (2,)]), (11, [(12,), (11, 12)])):
-        alone = run(providers, [slot._replace(options=choices)
-                                for slot, choices in zip(shape, options,
-                                                         strict=True)],
+        alone = run(providers, list(zip(shape, options, strict=True)),
                     root_id=root_id)
         assert list(search.candidates(root_id, options)) == alone
         assert len(alone) == 2

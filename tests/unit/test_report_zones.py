@@ -39,3 +39,13 @@ def test_malformed_map_stops_the_service(tmp_path, value):
     with pytest.raises(zones.ZoneMapError,
                        match=r'\[reports\] availability_zones'):
         deploy.build_stack(conf, db=None, enforcer=None)
+
+
+def test_the_map_is_parsed_once_for_each_value(tmp_path):
+    """Reports ask for the zones on every request: the option's value is
+    parsed the first time only."""
+    conf = conf_with(tmp_path, f'a:{AZ1}')
+    first = zones.Zones.from_conf(conf)
+    assert zones.Zones.from_conf(conf) is first
+    conf.set_override('availability_zones', {'b': AZ1}, group='reports')
+    assert zones.Zones.from_conf(conf).order == ('b', 'unknown')

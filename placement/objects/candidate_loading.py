@@ -1,0 +1,169 @@
+"""Loading the provider trees of narrowed roots, a batch at a time, and
+handing each tree's options to the assembly (step 2 of
+:mod:`placement.objects.allocation_candidate`).
+
+A batch is one query with a row per provider (its inventories and
+traits folded, :mod:`placement.objects.candidate_folding`); the batches
+grow, so that a small limit loads few trees and a large one takes few
+queries.
+"""
+
+import collections
+
+import sqlalchemy as sa
+
+from placement.db import models
+from placement.objects import candidate_folding
+from placement.objects import candidate_narrowing
+from placement.objects import candidate_tree
+
+RP = models.ResourceProvider.__table__
+
+# Every provider row has its root id (the online data migration
+# set_root_provider_ids fills it for rows older than nesting), so trees
+# are found through the indexed column alone.
+_ROOT_ID = RP.c.root_provider_id
+
+#: Trees loaded by the first batch of queries without a limit (with one:
+#: as many as the limit); each next batch is twice as big, up to the most.
+FIRST_BATCH = 16
+MOST_BATCH = 1024
+
+
+class Trees:
+    """Trees loaded batch by batch, and the options of each slot in each
+    root's tree."""
+
+    def __init__(self, conn, narrowing, names):
+        self.conn = conn
+        self.narrowing = narrowing
+        self.rules = _rules(narrowing.request)
+        self.by_root = collections.defaultdict(list)
+        self.providers = {}
+        self.names = names
+        self.by_uuid = {}
+
+    def candidates_by_root(self, windows, limit):
+        """``(root, generator of its candidates)`` for each root of
+        ``windows`` (lists of root ids, each narrowed when it is reached,
+        which sets the narrowing's slots and anchors).
+
+        Candidates equal to one of another root (made of sharing
+        providers only) are skipped too.
+        """
+        memo = candidate_tree.Memo(self.narrowing.sharing)
+        size = FIRST_BATCH if limit is None else min(limit, MOST_BATCH)
+        for roots in windows:
+            # The trees of the window's sharing providers, whole (their
+            # summaries show them), come with the first batch.
+            sharing_roots = [self.narrowing.sharing[provider_id]
+                             for provider_id in self.narrowing.anchors]
+            shared_with = self._shared_with()
+            search = candidate_tree.Search(
+                [candidate_tree.Slot(slot.group.suffix, slot.resources)
+                 for slot in self.narrowing.slots],
+                self.rules, self.providers, memo)
+            for batch in batches(roots, size):
+                self._load(sharing_roots + batch)
+                sharing_roots = []
+                for root in batch:
+                    yield root, search.candidates(
+                        root, self._options(root, shared_with[root]))
+                size = min(len(batch) * 2, MOST_BATCH)
+
+    def _shared_with(self):
+        """``{root: [sharing provider id]}`` of the current window."""
+        shared_with = collections.defaultdict(list)
+        for provider_id, roots in sorted(self.narrowing.anchors.items()):
+            for root in roots:
+                shared_with[root].append(provider_id)
+        return shared_with
+
+    def _load(self, roots):
+        roots = {root for root in roots if root not in self.by_root}
+        if roots:
+            self._remember(load_providers(
+                self.conn, sorted(roots), self.names))
+
+    def _remember(self, loaded):
+        self.providers.update(loaded)
+        self.by_uuid.update((p.uuid, p) for p in loaded.values())
+        for provider in sorted(loaded.values(), key=lambda p: p.id):
+            self.by_root[provider.root_id].append(provider)
+
+    def _options(self, root, shared):
+        """The options of each slot of the request (unsuffixed first) in
+        the tree of ``root`` or ``shared`` with it."""
+        tree = [provider.id for provider in self.by_root[root]]
+        options = []
+        for slot in self.narrowing.slots:
+            reachable = tree + shared if slot.group.resources else tree
+            options.append(tuple(dict.fromkeys(
+                p for p in reachable if p in slot.roots)))
+        return options
+
+    def summaries(self, chosen):
+        """Summaries of every provider of the trees of ``chosen`` and of
+        the trees of the sharing providers they use."""
+        involved = {}
+        for root, candidate in chosen:
+            roots = [root] + [self.by_uuid[uuid].root_id
+                              for uuid in candidate.uuids]
+            for tree_root in dict.fromkeys(roots):
+                for provider in self.by_root[tree_root]:
+                    involved[provider.uuid] = provider
+        return involved
+
+
+def batches(items, first):
+    """Consecutive slices of ``items``: ``first`` long, then each twice
+    the one before (up to MOST_BATCH), so that a small limit loads few
+    trees and a large one takes few queries."""
+    start, size = 0, max(first, 1)
+    while start < len(items):
+        yield items[start:start + size]
+        start, size = start + size, min(size * 2, MOST_BATCH)
+
+
+def _rules(request):
+    return candidate_tree.Rules(
+        isolate=request.group_policy == 'isolate',
+        unsuffixed_required=candidate_narrowing.collective_traits(request),
+        same_subtree=tuple(frozenset(suffixes)
+                           for suffixes in request.same_subtree),
+        nested=request.nested)
+
+
+def load_providers(conn, roots, names):
+    """``{id: candidate_tree.Provider}`` for every provider of the trees
+    of ``roots``, in one query.
+
+    A row per provider, its inventories (with usage) and trait ids
+    folded into strings by the database: the driver's cost is per row
+    and per column, and this way a provider is one row, not one per
+    inventory and trait. The uuids of parents and roots come from the
+    rows themselves (the trees are loaded whole). ``names`` is a
+    :class:`candidate_names.Names`.
+    """
+    rows = conn.execute(_LOAD_TREES, {'roots': roots}).all()
+    uuids = {row[0]: row[1] for row in rows}
+    names.traits({int(trait_id) for row in rows if row[5]
+                  for trait_id in row[5].split(',')})
+    return {
+        row[0]: candidate_tree.Provider(
+            id=row[0], uuid=row[1], parent_id=row[2], root_id=row[3],
+            parent_uuid=uuids[row[2]] if row[2] is not None else None,
+            root_uuid=uuids[row[3]],
+            inventories=names.shared(
+                row[4], candidate_folding.decode_inventories),
+            traits=names.shared(row[5], candidate_folding.decode_traits))
+        for row in rows}
+
+
+#: The rows of :func:`load_providers`; built once (its roots are an
+#: expanding parameter), so that a request neither builds nor coerces it.
+_LOAD_TREES = (
+    sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id, _ROOT_ID,
+              candidate_folding.folded_inventories(),
+              candidate_folding.folded_traits())
+    .where(_ROOT_ID.in_(sa.bindparam('roots', expanding=True))))

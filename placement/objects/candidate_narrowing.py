@@ -1,0 +1,434 @@
+"""Narrowing: the providers each slot of a candidates request may use,
+found by SQL one window of roots at a time (step 1 of
+:mod:`placement.objects.allocation_candidate`).
+
+The conditions (:mod:`placement.objects.conditions`) are probes of each
+provider's own rows, so that a window costs what its providers cost,
+not what the cloud holds; what SQL cannot say alone (the unsuffixed
+group's traits met by its providers together, the roots reached
+through sharing providers) is intersected here, in Python, before any
+tree is loaded.
+"""
+
+import collections
+import typing
+
+import os_traits
+import sqlalchemy as sa
+
+from placement.db import models
+from placement.objects import aggregate
+from placement.objects import candidate_folding
+from placement.objects import candidate_request
+from placement.objects import candidate_windows
+from placement.objects import conditions
+from placement.objects import name_table
+from placement.objects import resource_class
+from placement.objects import trait
+
+RP = models.ResourceProvider.__table__
+_RP_AGG = models.ResourceProviderAggregate.__table__
+_RP_TRAIT = models.ResourceProviderTrait.__table__
+_SHARES = os_traits.MISC_SHARES_VIA_AGGREGATE
+
+# Every provider row has its root id (the online data migration
+# set_root_provider_ids fills it for rows older than nesting), so trees
+# are found through the indexed column alone.
+_ROOT_ID = RP.c.root_provider_id
+
+#: Provider ids whose aggregates estimate the share of the providers in
+#: those a request names: this many per candidate asked for, at least
+#: SAMPLE.
+SAMPLE_PER_LIMIT = 16
+SAMPLE = 4096
+#: The most tests of :meth:`Narrowing.may_match` (columns of one row).
+MOST_TESTS = 32
+
+
+class Narrowing:
+    """The providers each slot of the request may use, found by SQL, one
+    window of roots at a time.
+
+    A *slot* is one choice the assembly makes: the provider of one class
+    of the unsuffixed group (its classes may come from different
+    providers), or the single provider of a suffixed group.
+    """
+
+    def __init__(self, conn, request, names):
+        self.conn = conn
+        self.request = request
+        asked = {name for group in request.groups
+                 for name in group.resources}
+        # Every class, read once for the ids asked and for the names of
+        # the inventories loaded (a small table).
+        self.class_ids = {name: class_id
+                          for class_id, name in names.classes.items()
+                          if name in asked}
+        resource_class.require_known(asked, self.class_ids)
+        # The sharing trait's id too, in the same query: a literal id
+        # lets PostgreSQL see how few providers have it.
+        found, unknown = name_table.ids_by_name(
+            conn, trait.TRAIT, _trait_names(request) | {_SHARES})
+        self.trait_ids = trait.known(
+            found, [name for name in unknown if name != _SHARES])
+        #: ``{uuid: id}`` of the aggregates named (unknown ones left out).
+        self.aggregate_ids = _aggregate_ids(conn, request)
+        #: ``{sharing provider id: its root id}``.
+        self.sharing = _sharing_providers(conn, found.get(_SHARES))
+        #: ``{aggregate id: [sharing provider id]}``.
+        self.shared_by = _aggregates_of(conn, self.sharing)
+        #: The unsuffixed group's required traits, met by its providers
+        #: together.
+        self.collective = collective_traits(request)
+        #: ``[SlotProviders]`` of the current window, unsuffixed first.
+        self.slots = []
+        #: ``{sharing provider id: {root id}}`` of the current window.
+        self.anchors = {}
+        #: Whether the current window bounds the providers: its
+        #: conditions are then looked up per provider
+        #: (:func:`conditions.exists`).
+        self.per_provider = False
+
+    def narrow(self, window):
+        """Ids of the roots in ``window`` whose tree can fill every slot,
+        and whose providers for the unsuffixed group can meet its
+        traits; the slots and anchors are then those of the window."""
+        tree_within = candidate_windows.within(window, _ROOT_ID)
+        self.per_provider = bool(tree_within)
+        found = {}
+        self.slots = []
+        for group in self.request.groups:
+            key = _query_of(group)
+            if key not in found:
+                found[key] = self._group_slots(group, tree_within)
+            self.slots += [slot._replace(group=group) for slot in found[key]]
+        self.anchors = _anchors(self.conn, {
+            provider_id: root for provider_id, root in self.sharing.items()
+            if any(provider_id in slot.roots for slot in self.slots)},
+            self.shared_by, tree_within)
+        roots = None
+        for slot in self.slots:
+            reachable = self._reachable_roots(slot)
+            roots = reachable if roots is None else roots & reachable
+        roots = roots or set()
+        if self.collective:
+            roots &= self._meeting_collective_traits()
+        if self.request.root_required or self.request.root_forbidden:
+            roots &= self._roots_with_root_traits(window)
+        after, last = window
+        return {root for root in roots
+                if (after is None or root > after)
+                and (last is None or root <= last)}
+
+    def may_match(self):
+        """False when the request can match nothing: a group asks for an
+        amount that no inventory could hold even unallocated, or names
+        only aggregates or traits that no provider is in or has.
+
+        Otherwise a request with a limit that matches nothing searches
+        every window of roots before it answers (200 ms at 10,000
+        providers): here one statement of uncorrelated EXISTS, each an
+        index range that stops at its first row, of at most
+        :data:`MOST_TESTS` (the first ones, which is enough to be right:
+        each test is only a necessary condition).
+        """
+        groups = self.request.groups
+        tests = {}
+        for group in groups:
+            member_of = conditions.known_groups(group.member_of,
+                                                self.aggregate_ids)
+            if member_of is None:
+                return False
+            for ids in map(sorted, member_of):
+                tests['aggregates', *ids] = sa.exists().where(
+                    _RP_AGG.c.aggregate_id.in_(ids))
+        for names in (*self.request.root_required,
+                      *(names for group in groups
+                        for names in group.required_traits)):
+            ids = sorted(self._ids(names))
+            tests['traits', *ids] = sa.exists().where(
+                _RP_TRAIT.c.trait_id.in_(ids))
+        for group in groups:
+            for name, amount in group.resources.items():
+                tests[name, amount] = conditions.could_ever_fit(
+                    self.class_ids[name], amount)
+        tests = list(tests.values())[:MOST_TESTS]
+        return not tests or all(self.conn.execute(sa.select(*tests)).one())
+
+    def members_share(self, after, limit):
+        """The share of the providers after id ``after`` that are in an
+        aggregate named by a ``member_of`` of the request (1 without
+        any): an estimate of the share of roots that may qualify, from
+        the memberships of the ``max(SAMPLE_PER_LIMIT * limit, SAMPLE)``
+        ids from the first after ``after`` (an index range whatever the
+        size of the cloud; ids rather than providers: gaps left by
+        deleted ones make the share smaller, the first window larger)."""
+        named = conditions.known_ids(
+            (uuid for group in self.request.groups
+             for uuids in group.member_of for uuid in uuids),
+            self.aggregate_ids)
+        if not named:
+            return 1.0
+        span = max(min(SAMPLE_PER_LIMIT * limit, candidate_windows.MOST_IDS),
+                   SAMPLE)
+        first = (sa.select(sa.func.min(RP.c.id)).where(RP.c.id > after)
+                 .scalar_subquery())
+        members, lowest, highest = self.conn.execute(sa.select(
+            sa.select(sa.func.count()).select_from(_RP_AGG).where(
+                _RP_AGG.c.aggregate_id.in_(named),
+                _RP_AGG.c.resource_provider_id >= first,
+                _RP_AGG.c.resource_provider_id < first + span)
+            .scalar_subquery(),
+            first, sa.select(sa.func.max(RP.c.id)).scalar_subquery())
+        ).one()
+        if lowest is None:
+            return 1.0
+        return min(max(members, 1) / min(span, highest - lowest + 1), 1.0)
+
+    def _reachable_roots(self, slot):
+        """The roots the providers of ``slot`` serve (:meth:`_reached`),
+        as sets rather than pairs."""
+        roots = set(slot.roots.values())
+        if slot.group.resources:
+            for provider_id in self.sharing.keys() & slot.roots.keys():
+                roots |= self.anchors[provider_id]
+        return roots
+
+    def _reached(self, slot, provider_ids):
+        """``(provider id, root id)`` for the roots each provider serves:
+        its own, and those of the trees a sharing one is shared with."""
+        for provider_id in provider_ids:
+            if slot.group.resources and provider_id in self.sharing:
+                for root in self.anchors[provider_id]:
+                    yield provider_id, root
+            else:
+                yield provider_id, slot.roots[provider_id]
+
+    def _meeting_collective_traits(self):
+        """The roots that reach, for each required trait set of the
+        unsuffixed group, a provider of that group with one of them."""
+        met = collections.defaultdict(set)
+        for slot in self.slots:
+            for provider_id, root in self._reached(slot, slot.traits_met):
+                met[root].update(slot.traits_met[provider_id])
+        return {root for root, indexes in met.items()
+                if len(indexes) == len(self.collective)}
+
+    def _group_slots(self, group, tree_within):
+        """The :class:`SlotProviders` of each slot of ``group``, from one
+        query: the providers of the window (``tree_within``), and the
+        sharing ones, that pass the group's conditions, each with a flag
+        per slot (can it serve that slot's resources on its own?) and,
+        in the unsuffixed group, the traits of its required sets that
+        the provider has.
+
+        Every condition is a probe of the provider's own rows: a window
+        costs what its providers cost, whatever the size of the cloud.
+        """
+        slots = _slot_resources(group)
+        collective = self.collective if not group.suffix else ()
+        serving = [self._serving(resources) for resources in slots]
+        # One slot: its resources are conditions; several (one class
+        # each): flags.
+        flags = ([sa.and_(*conditions) for conditions in serving]
+                 if len(slots) > 1 else [])
+        # The ids of each trait set, and the traits of them the provider
+        # has, in one column however many the sets are.
+        collective_ids = [frozenset(self._ids(names)) for names in collective]
+        held = ([candidate_folding.folded_traits(
+            sorted(frozenset().union(*collective_ids)))] if collective else [])
+        query = sa.select(RP.c.id, _ROOT_ID, *flags, *held).where(
+            *self._group_conditions(group, bool(group.resources)))
+        if not flags:
+            query = query.where(*serving[0])
+        if tree_within:
+            in_window = sa.and_(*tree_within)
+            if self.sharing and group.resources:
+                in_window |= RP.c.id.in_(sorted(self.sharing))
+            query = query.where(in_window)
+        found = [({}, {}) for _ in slots]
+        # One frozenset for each combination of trait sets met (keyed by
+        # the traits held): a set per provider was most of the memory of
+        # a large narrowing.
+        combinations = {}
+        traits_at = 2 + len(flags)
+        for row in self.conn.execute(query):
+            provider_id, root = row[0], row[1]
+            serves = row[2:traits_at] if flags else (True,)
+            met = None
+            if collective:
+                folded = row[traits_at]
+                met = combinations.get(folded)
+                if met is None:
+                    ids = set(map(int, folded.split(','))) if folded else ()
+                    met = combinations[folded] = frozenset(
+                        index for index, trait_ids in enumerate(collective_ids)
+                        if not trait_ids.isdisjoint(ids))
+            for (roots, traits_met), serving in zip(found, serves,
+                                                    strict=True):
+                if serving:
+                    roots[provider_id] = root
+                    if collective:
+                        traits_met[provider_id] = met
+        return [SlotProviders(group, resources, roots, traits_met)
+                for resources, (roots, traits_met)
+                in zip(slots, found, strict=True)]
+
+    def _serving(self, resources):
+        """Conditions: the provider can serve ``resources`` on its own."""
+        return [conditions.has_capacity(
+            RP.c.id, self.class_ids[name], amount, self.per_provider)
+            for name, amount in resources.items()]
+
+    def _group_conditions(self, group, allocating):
+        """Conditions on ``RP`` for a provider serving ``group``.
+
+        A provider of the unsuffixed group counts as a member of an
+        aggregate of its root; the required traits of an unsuffixed group
+        with resources are checked on its providers together, later.
+        """
+        member_of = conditions.known_groups(group.member_of,
+                                            self.aggregate_ids)
+        if member_of is None:
+            return [sa.false()]
+        required = (group.required_traits
+                    if group.suffix or not allocating else ())
+        found = conditions.aggregate_conditions(
+            member_of, conditions.known_ids(group.forbidden_aggregates,
+                                            self.aggregate_ids),
+            with_root=not group.suffix)
+        found += self._trait_conditions(required, group.forbidden_traits)
+        if group.in_tree is not None:
+            found.append(conditions.in_tree(group.in_tree))
+        return found
+
+    def _ids(self, names):
+        return {self.trait_ids[name] for name in names}
+
+    def _trait_conditions(self, required, forbidden):
+        """:func:`conditions.trait_conditions` of trait names; looked up
+        per provider within a window."""
+        return conditions.trait_conditions(
+            [self._ids(names) for names in required], self._ids(forbidden),
+            self.per_provider)
+
+    def _roots_with_root_traits(self, window):
+        query = sa.select(RP.c.id).where(
+            RP.c.parent_provider_id.is_(None),
+            *self._trait_conditions(self.request.root_required,
+                                    self.request.root_forbidden),
+            *candidate_windows.within(window, RP.c.id))
+        return set(self.conn.scalars(query))
+
+
+class SlotProviders(typing.NamedTuple):
+    group: candidate_request.RequestGroup
+    #: ``{class name: amount}`` of the slot.
+    resources: dict
+    #: ``{provider id: root id}`` of the providers that can serve it.
+    roots: dict
+    #: ``{provider id: frozenset of index}``: which of the unsuffixed group's
+    #: required trait sets each provider meets (if the slot is of it).
+    traits_met: dict
+
+
+def collective_traits(request):
+    """The required trait sets of the unsuffixed group with resources."""
+    return next((group.required_traits for group in request.groups
+                 if not group.suffix and group.resources), ())
+
+
+def _trait_names(request):
+    names = set(request.root_forbidden).union(*request.root_required)
+    for group in request.groups:
+        names.update(group.forbidden_traits, *group.required_traits)
+    return names
+
+
+def _query_of(group):
+    """What the narrowing query of ``group`` depends on: suffixed groups
+    that ask the same (several VFs of one kind, say) share one query."""
+    return (bool(group.suffix), tuple(sorted(group.resources.items())),
+            tuple(frozenset(names) for names in group.required_traits),
+            frozenset(group.forbidden_traits),
+            tuple(frozenset(uuids) for uuids in group.member_of),
+            frozenset(group.forbidden_aggregates), group.in_tree)
+
+
+def _slot_resources(group):
+    """The resources of each slot of ``group``: one slot per class of
+    the unsuffixed group, one for a suffixed or resourceless group."""
+    if group.suffix or not group.resources:
+        return [group.resources]
+    return [{name: amount} for name, amount in group.resources.items()]
+
+
+def _aggregate_ids(conn, request):
+    """``{uuid: id}`` of the aggregates the groups name, read once so
+    that each probe of :func:`_in_any_aggregate` is an index lookup."""
+    uuids = set()
+    for group in request.groups:
+        uuids.update(group.forbidden_aggregates, *group.member_of)
+    return aggregate.existing_ids(conn, uuids)
+
+
+def _sharing_providers(conn, trait_id):
+    """``{id: root id}`` of the providers with the sharing trait (of id
+    ``trait_id``; None: no such trait)."""
+    if trait_id is None:
+        return {}
+    return dict(conn.execute(
+        sa.select(RP.c.id, _ROOT_ID)
+        .join(_RP_TRAIT, _RP_TRAIT.c.resource_provider_id == RP.c.id)
+        .where(_RP_TRAIT.c.trait_id == trait_id)).all())
+
+
+def _aggregates_of(conn, sharing):
+    """``{aggregate id: [provider id]}`` of the aggregates of the
+    providers ``sharing`` (ids)."""
+    shared_by = collections.defaultdict(list)
+    if sharing:
+        for provider_id, aggregate_id in conn.execute(
+                sa.select(_RP_AGG.c.resource_provider_id,
+                          _RP_AGG.c.aggregate_id)
+                .where(_RP_AGG.c.resource_provider_id.in_(sorted(sharing)))
+                .order_by(_RP_AGG.c.resource_provider_id)):
+            shared_by[aggregate_id].append(provider_id)
+    return shared_by
+
+
+def _anchors(conn, sharing, shared_by, tree_within):
+    """``{sharing provider id: {root id}}`` for the ``{id: root id}`` of
+    ``sharing``: its own root, and the roots (within the window) of the
+    providers in one of its aggregates (``shared_by``: the sharing
+    providers of each aggregate, :func:`_aggregates_of`).
+
+    One query for the roots of each aggregate, by aggregate id: the
+    database starts from the window's providers or from the
+    aggregates' memberships, whichever are fewer (a join from the
+    sharing providers through their aggregates started from the
+    memberships, 25,000 of them for a window of 4,000 roots at 100,000
+    providers). The roots come folded into one string per aggregate:
+    there are few aggregates and many roots, and the driver's cost is
+    per row.
+    """
+    anchors = {provider_id: {root} for provider_id, root in sharing.items()}
+    aggregates = sorted(
+        aggregate_id for aggregate_id, providers in shared_by.items()
+        if any(provider_id in sharing for provider_id in providers))
+    if not aggregates:
+        return anchors
+    query = (
+        sa.select(_RP_AGG.c.aggregate_id,
+                  sa.func.aggregate_strings(
+                      candidate_folding.as_text(_ROOT_ID), ','))
+        .select_from(RP)
+        .join(_RP_AGG, _RP_AGG.c.resource_provider_id == RP.c.id)
+        .where(_RP_AGG.c.aggregate_id.in_(aggregates), *tree_within)
+        .group_by(_RP_AGG.c.aggregate_id))
+    for aggregate_id, roots in conn.execute(query):
+        roots = set(map(int, roots.split(',')))
+        for provider_id in shared_by[aggregate_id]:
+            if provider_id in anchors:
+                anchors[provider_id] |= roots
+    return anchors

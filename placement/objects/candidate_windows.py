@@ -1,0 +1,120 @@
+"""Windows of root ids: what a search for allocation candidates with a
+limit walks, a window at a time (step 0 of
+:mod:`placement.objects.allocation_candidate`).
+
+Each window is as large as the rates seen so far say the rest of the
+limit needs, so that the rows read follow the limit rather than the
+size of the cloud.
+"""
+
+import random
+import time
+
+import sqlalchemy as sa
+
+from placement.db import models
+
+RP = models.ResourceProvider.__table__
+
+#: Roots in the first window searched for a request with a limit.
+FIRST_WINDOW = 64
+#: More ids than a provider id (a 32-bit integer) can span: the most
+#: roots a window or a sample is sized to, whatever the limit.
+MOST_IDS = 2 ** 31
+
+
+class Progress:
+    """How far the search went: what sizes the next window of roots."""
+
+    def __init__(self):
+        self.started = time.perf_counter()
+        #: Seconds from the start to the first candidate taken.
+        self.seconds_to_first = None
+        #: Roots in the windows searched so far.
+        self.searched = 0
+        #: Of those, the roots that can serve every slot.
+        self.qualified = 0
+        #: Candidates taken so far.
+        self.taken = 0
+
+    def narrowed(self, roots, randomize):
+        """``roots`` in id order, or shuffled; counted as qualified."""
+        roots = sorted(roots)
+        if randomize:
+            random.shuffle(roots)
+        self.qualified += len(roots)
+        return roots
+
+    def counted(self, found):
+        for pair in found:
+            if not self.taken:
+                self.seconds_to_first = time.perf_counter() - self.started
+            self.taken += 1
+            yield pair
+
+    def next_size(self, size, limit):
+        """Roots in the next window: as many as should hold the
+        candidates still needed for ``limit``, at the rates of roots
+        qualifying and of candidates per qualifying root seen so far,
+        plus a quarter; twice the last while nothing was taken."""
+        if not self.taken:
+            return size * 2
+        roots = (limit - self.taken) * self.qualified // self.taken + 1
+        expected = roots * self.searched // self.qualified
+        return max(expected + expected // 4, FIRST_WINDOW)
+
+
+def windows(conn, limit, randomize, progress, members_share):
+    """The windows of root ids to search, in order, lazily.
+
+    A window ``(after, last)`` holds the roots with ``after < id <=
+    last`` (None: no bound). Without a limit one window holds every
+    root. With one the first holds ``max(limit / share, FIRST_WINDOW)``
+    roots, ``share`` being ``members_share(after, limit)``
+    (:meth:`Narrowing.members_share`: a request naming aggregates that
+    a quarter of the providers are in needs four times the roots), and
+    each next as many as :meth:`Progress.next_size` expects to hold
+    the candidates still needed: a limit met early reads few rows
+    whatever the size of the cloud, a window does not load many more
+    trees than the limit needs, and a rare match takes few windows.
+    Randomised, the windows start at a random root and wrap around.
+    """
+    if limit is None:
+        yield None, None
+        return
+    passes = [(0, None)]    # ids start at 1
+    if randomize:
+        lowest, highest = conn.execute(
+            sa.select(sa.func.min(RP.c.id), sa.func.max(RP.c.id))
+            .where(RP.c.parent_provider_id.is_(None))).one()
+        if lowest is None:
+            return
+        start = random.randint(lowest, highest)
+        passes = [(start - 1, None), (lowest - 1, start - 1)]
+    size = max(int(min(limit / members_share(passes[0][0], limit),
+                       MOST_IDS)), FIRST_WINDOW)
+    for after, until in passes:
+        while until is None or after < until:
+            last = conn.scalar(
+                sa.select(RP.c.id)
+                .where(RP.c.parent_provider_id.is_(None), RP.c.id > after,
+                       *([] if until is None else [RP.c.id <= until]))
+                .order_by(RP.c.id).offset(size - 1).limit(1))
+            last = until if last is None else last
+            progress.searched += size
+            yield after, last
+            if last == until:
+                break
+            size = progress.next_size(size, limit)
+            after = last
+
+
+def within(window, column):
+    """Conditions: ``column`` (a root id) is in ``window``."""
+    after, last = window
+    conditions = []
+    if after is not None:
+        conditions.append(column > after)
+    if last is not None:
+        conditions.append(column <= last)
+    return conditions
