@@ -24,6 +24,7 @@ parameters and :func:`placement.query.parse`.
 
 import json
 import sys
+import urllib.parse
 
 import webob
 import webob.exc
@@ -96,8 +97,10 @@ def run(commands):
     try:
         params = _params(args, report)
         if report.candidate_query:
-            params, variables = _read_query(report, args.query,
-                                            args.microversion)
+            # The options join the query string, checked as it is.
+            params, variables = _read_query(
+                report, '&'.join([args.query, urllib.parse.urlencode(
+                    params, doseq=True)]), args.microversion)
         document = database.read(report.build, conf, params, **variables)
     except webob.exc.HTTPBadRequest as exc:
         print(exc.detail, file=sys.stderr)

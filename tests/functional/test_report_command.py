@@ -98,6 +98,18 @@ def test_explain_reads_the_query_at_the_microversion(tmp_path, application,
     assert json.loads(result.stdout)['explain']['candidates'] == 1
 
 
+def test_explain_options_are_checked_with_the_query(tmp_path, application,
+                                                    config):
+    result = report(tmp_path, config, 'explain', 'resources=VCPU:40',
+                    '--max-misses', '1', '--format', 'json')
+    assert result.returncode == 0, result.stderr
+    assert len(json.loads(result.stdout)['explain']['misses']) == 1
+    result = report(tmp_path, config, 'explain', 'resources=VCPU:40',
+                    '--max-misses', 'many')
+    assert result.returncode == 1
+    assert "'many' does not match" in result.stderr
+
+
 def test_capacity_table(tmp_path, application, config):
     result = report(tmp_path, config, 'capacity', '--resource', 'VCPU')
     assert result.returncode == 0, result.stderr
