@@ -35,6 +35,7 @@ after deadlocks and lost connections.
 """
 
 import dataclasses
+import functools
 
 import sqlalchemy as sa
 
@@ -156,24 +157,24 @@ def _tagged(tag, **columns):
         columns.get(name, sa.null()).label(name) for name in _COLUMNS))
 
 
-def _select_providers(requests, uuids):
-    """The rows of the providers: one per inventory (None columns for a
-    provider without any), with ``used``, the amount allocated of it to
-    consumers other than ``uuids``, whose allocations are replaced."""
-    wanted = sorted({rp_uuid for request in requests
-                     for rp_uuid in request.allocations})
-    emptied = sorted(request.uuid for request in requests
-                     if not request.allocations)
-    if not wanted and not emptied:
-        return []
+#: The consumers whose allocations are replaced.
+_UUIDS = sa.bindparam('uuids', expanding=True)
+
+
+def _select_providers():
+    """The rows of the providers ``wanted`` and those consumers
+    ``emptied`` held allocations on: one per inventory (None columns for
+    a provider without any), with ``used``, the amount allocated of it
+    to consumers other than ``uuids``, whose allocations are replaced."""
     used = (sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0))
             .where(ALLOC.c.resource_provider_id == INV.c.resource_provider_id,
                    ALLOC.c.resource_class_id == INV.c.resource_class_id,
-                   ALLOC.c.consumer_id.not_in(uuids))
+                   ALLOC.c.consumer_id.not_in(_UUIDS))
             .scalar_subquery())
     held = (sa.select(ALLOC.c.resource_provider_id)
-            .where(ALLOC.c.consumer_id.in_(emptied)))
-    return [
+            .where(ALLOC.c.consumer_id.in_(
+                sa.bindparam('emptied', expanding=True))))
+    return (
         _tagged(_PROVIDER, id=RP.c.id, provider=RP.c.uuid,
                 provider_id=RP.c.id, generation=RP.c.generation,
                 resource_class_id=INV.c.resource_class_id,
@@ -184,7 +185,35 @@ def _select_providers(requests, uuids):
         .select_from(
             RP.outerjoin(INV, INV.c.resource_provider_id == RP.c.id)
             .outerjoin(RC, RC.c.id == INV.c.resource_class_id))
-        .where(sa.or_(RP.c.uuid.in_(wanted), RP.c.id.in_(held)))]
+        .where(sa.or_(
+            RP.c.uuid.in_(sa.bindparam('wanted', expanding=True)),
+            RP.c.id.in_(held))))
+
+
+def _owner_parameter(index, key):
+    return f'owner_{index}_{key}'
+
+
+@functools.lru_cache(maxsize=64)
+def _read_statement(owner_keys):
+    """:func:`_read`'s statement for owners of the lookup keys
+    ``owner_keys`` (a tuple per owner), built once for each: building it
+    cost more CPU than running it. The values are bind parameters."""
+    return sa.union_all(
+        _select_providers(),
+        _tagged(_CONSUMER, uuid=CONSUMER.c.uuid, id=CONSUMER.c.id,
+                generation=CONSUMER.c.generation)
+        .where(CONSUMER.c.uuid.in_(_UUIDS)),
+        _tagged(_ALLOCATION, uuid=ALLOC.c.consumer_id, id=ALLOC.c.id,
+                provider_id=ALLOC.c.resource_provider_id,
+                resource_class_id=ALLOC.c.resource_class_id,
+                used=ALLOC.c.used)
+        .where(ALLOC.c.consumer_id.in_(_UUIDS)),
+        *(_tagged(_FIRST_LOOKUP + n, id=consumer_obj.owner_lookup(
+            key, _owner_parameter(index, key)).scalar_subquery())
+          for n, (index, key) in enumerate(
+              (index, key) for index, keys in enumerate(owner_keys)
+              for key in keys)))
 
 
 def _read(conn, requests):
@@ -195,27 +224,23 @@ def _read(conn, requests):
     replaced; the providers' generations, swapped when the allocations
     are written, prove that nothing else changed since.
     """
-    uuids = sorted(request.uuid for request in requests)
-    lookups = [(owner, key, query)
-               for owner in dict.fromkeys(request.owner
-                                          for request in requests)
-               for key, query in consumer_obj.owner_lookups(owner).items()]
-    parts = [
-        *_select_providers(requests, uuids),
-        _tagged(_CONSUMER, uuid=CONSUMER.c.uuid, id=CONSUMER.c.id,
-                generation=CONSUMER.c.generation)
-        .where(CONSUMER.c.uuid.in_(uuids)),
-        _tagged(_ALLOCATION, uuid=ALLOC.c.consumer_id, id=ALLOC.c.id,
-                provider_id=ALLOC.c.resource_provider_id,
-                resource_class_id=ALLOC.c.resource_class_id,
-                used=ALLOC.c.used)
-        .where(ALLOC.c.consumer_id.in_(uuids)),
-        *(_tagged(_FIRST_LOOKUP + n, id=query.scalar_subquery())
-          for n, (_owner, _key, query) in enumerate(lookups)),
-    ]
-    state = _State({}, [], {owner: {} for owner, _key, _query in lookups},
-                   {})
-    for row in conn.execute(sa.union_all(*parts)):
+    owners = {request.owner: consumer_obj.owner_names(request.owner)
+              for request in requests}
+    lookups = [(owner, key) for owner, names in owners.items()
+               for key in names]
+    values = {
+        'uuids': sorted(request.uuid for request in requests),
+        'wanted': sorted({rp_uuid for request in requests
+                          for rp_uuid in request.allocations}),
+        'emptied': sorted(request.uuid for request in requests
+                          if not request.allocations),
+        **{_owner_parameter(index, key): name
+           for index, names in enumerate(owners.values())
+           for key, name in names.items()}}
+    statement = _read_statement(tuple(tuple(names)
+                                      for names in owners.values()))
+    state = _State({}, [], {owner: {} for owner in owners}, {})
+    for row in conn.execute(statement, values):
         if row.tag == _PROVIDER:
             provider = state.providers.setdefault(row.provider, _Provider(
                 row.id, row.provider, row.generation, {}))
@@ -226,7 +251,7 @@ def _read(conn, requests):
         elif row.tag == _ALLOCATION:
             state.old.append(row)
         else:
-            owner, key, _query = lookups[row.tag - _FIRST_LOOKUP]
+            owner, key = lookups[row.tag - _FIRST_LOOKUP]
             state.owner_ids[owner][key] = row.id
     return state
 

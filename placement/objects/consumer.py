@@ -59,36 +59,42 @@ def _ensure(conn, table, column, value):
         return conn.scalar(_select(table, column, value, locking=True))
 
 
-def _owner_names(owner):
-    """``{consumer column: (table, name column, name)}`` of ``owner``."""
-    names = {'project_id': (PROJECT, PROJECT.c.external_id,
-                            owner.project_id),
-             'user_id': (USER, USER.c.external_id, owner.user_id)}
+#: ``{consumer column: (table, name column)}`` of the rows naming owners.
+_OWNER_TABLES = {
+    'project_id': (PROJECT, PROJECT.c.external_id),
+    'user_id': (USER, USER.c.external_id),
+    'consumer_type_id': (CONSUMER_TYPE, CONSUMER_TYPE.c.name),
+}
+
+
+def owner_names(owner):
+    """``{consumer column: name}`` of the rows naming ``owner``."""
+    names = {'project_id': owner.project_id, 'user_id': owner.user_id}
     if owner.consumer_type is not None:
-        names['consumer_type_id'] = (CONSUMER_TYPE, CONSUMER_TYPE.c.name,
-                                     owner.consumer_type)
+        names['consumer_type_id'] = owner.consumer_type
     return names
 
 
-def owner_lookups(owner):
-    """``{consumer column: SELECT of the id}`` of the rows naming ``owner``.
+def owner_lookup(key, parameter):
+    """The SELECT of the id of the row that consumer column ``key``
+    refers to, by its name in the bind parameter ``parameter``.
 
-    For a caller that reads them with other things in one statement, and
-    gives what it found to :func:`owner_ids`.
+    For a caller that reads them with other things in one statement,
+    built once, and gives what it found to :func:`owner_ids`.
     """
-    return {key: _select(table, column, value)
-            for key, (table, column, value) in _owner_names(owner).items()}
+    table, column = _OWNER_TABLES[key]
+    return _select(table, column, sa.bindparam(parameter))
 
 
 def owner_ids(conn, owner, found):
     """``{column: id}`` of the consumer columns naming ``owner``.
 
-    ``found``: ``{column: id or None}`` as read by :func:`owner_lookups`;
+    ``found``: ``{column: id or None}`` as read by :func:`owner_lookup`;
     the project, user and consumer type not found are created.
     """
     return {key: (found[key] if found.get(key) is not None
-                  else _ensure(conn, table, column, value))
-            for key, (table, column, value) in _owner_names(owner).items()}
+                  else _ensure(conn, *_OWNER_TABLES[key], value))
+            for key, value in owner_names(owner).items()}
 
 
 def _select_consumers():
