@@ -19,6 +19,7 @@ _UUIDS_OF_PROVIDER = (
     .join(_RP_AGG, _RP_AGG.c.aggregate_id == AGG.c.id)
     .where(_RP_AGG.c.resource_provider_id == sa.bindparam('provider_id'))
     .order_by(AGG.c.uuid))
+_LINKS = association.Association(_RP_AGG.c.aggregate_id, AGG.c.uuid)
 
 
 def uuids_of_provider(conn, provider_id):
@@ -77,12 +78,9 @@ def replace_for_provider(conn, provider_id, generation, uuids):
     if generation is not None:
         new_generation = resource_provider.increment_generation(
             conn, provider_id, generation)
-    found, current = association.found_and_linked(
-        conn, _RP_AGG.c.aggregate_id, provider_id,
-        _select_ids(uuids) if uuids else None)
-    wanted = _ids_by_uuid(conn, uuids, dict(found)).values()
-    association.replace(
-        conn, _RP_AGG.c.aggregate_id, provider_id, wanted, current)
+    found, current = _LINKS.found_and_linked(conn, provider_id, uuids)
+    wanted = _ids_by_uuid(conn, uuids, found).values()
+    _LINKS.replace(conn, provider_id, wanted, current)
     return new_generation
 
 

@@ -7,46 +7,53 @@ provider; a PUT replaces the whole set, touching only what changes.
 import sqlalchemy as sa
 
 
-def linked_ids(conn, column, provider_id):
-    """The set of ids ``column`` links provider ``provider_id`` to."""
-    return set(conn.scalars(sa.select(column).where(
-        column.table.c.resource_provider_id == provider_id)))
+class Association:
+    """The statements of one association table, built once (building a
+    statement costs more CPU than running it).
 
-
-def found_and_linked(conn, column, provider_id, found_query):
-    """``(rows of found_query, linked_ids(...))`` in one round trip.
-
-    ``found_query`` selects ``(key, id)`` rows by keys (names, uuids),
-    so no key it finds is NULL: the linked ids come as ``(NULL, id)``
-    rows of the same statement. None: there is nothing to find.
+    ``column`` is the table's column of the linked ids (the table has a
+    ``resource_provider_id`` column too); ``key_column`` the unique column
+    (name, uuid) of the linked table that requests name its rows by.
     """
-    if found_query is None:
-        return [], linked_ids(conn, column, provider_id)
-    linked = sa.select(sa.null(), column).where(
-        column.table.c.resource_provider_id == provider_id)
-    found, current = [], set()
-    for key, linked_id in conn.execute(sa.union_all(found_query, linked)):
-        if key is None:
-            current.add(linked_id)
-        else:
-            found.append((key, linked_id))
-    return found, current
 
+    def __init__(self, column, key_column):
+        self.column = column
+        table = column.table
+        mine = table.c.resource_provider_id == sa.bindparam('provider_id')
+        # The keys found, as (key, id), and the linked ids as (NULL, id):
+        # no key found is NULL.
+        self._found_and_linked = sa.union_all(
+            sa.select(key_column, key_column.table.c.id).where(
+                key_column.in_(sa.bindparam('keys', expanding=True))),
+            sa.select(sa.null(), column).where(mine))
+        self._insert = sa.insert(table)
+        self._delete = sa.delete(table).where(
+            mine, column.in_(sa.bindparam('ids', expanding=True)))
 
-def replace(conn, column, provider_id, wanted, current):
-    """Link provider ``provider_id`` to exactly the ids ``wanted``.
+    def found_and_linked(self, conn, provider_id, keys):
+        """``({key: id} of the rows found of ``keys``, set of the ids
+        linked to provider ``provider_id``)``, in one round trip."""
+        found, current = {}, set()
+        for key, linked_id in conn.execute(self._found_and_linked, {
+                'keys': sorted(keys), 'provider_id': provider_id}):
+            if key is None:
+                current.add(linked_id)
+            else:
+                found[key] = linked_id
+        return found, current
 
-    ``column`` is the table's column of the linked ids; the table has a
-    ``resource_provider_id`` column too. ``current`` are the
-    :func:`linked_ids` the caller has read in this transaction.
-    """
-    table = column.table
-    mine = table.c.resource_provider_id == provider_id
-    wanted = set(wanted)
-    if current - wanted:
-        conn.execute(sa.delete(table).where(
-            mine, column.in_(current - wanted)))
-    if wanted - current:
-        conn.execute(sa.insert(table), [
-            {'resource_provider_id': provider_id, column.key: linked}
-            for linked in sorted(wanted - current)])
+    def replace(self, conn, provider_id, wanted, current):
+        """Link provider ``provider_id`` to exactly the ids ``wanted``.
+
+        ``current`` are the ids linked now, as :meth:`found_and_linked`
+        read them in this transaction.
+        """
+        wanted = set(wanted)
+        if current - wanted:
+            conn.execute(self._delete, {'provider_id': provider_id,
+                                        'ids': sorted(current - wanted)})
+        if wanted - current:
+            conn.execute(self._insert, [
+                {'resource_provider_id': provider_id,
+                 self.column.key: linked}
+                for linked in sorted(wanted - current)])

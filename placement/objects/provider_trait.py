@@ -15,6 +15,7 @@ _NAMES_OF_PROVIDER = (
     .join(_RP_TRAIT, _RP_TRAIT.c.trait_id == trait.TRAIT.c.id)
     .where(_RP_TRAIT.c.resource_provider_id == sa.bindparam('provider_id'))
     .order_by(trait.TRAIT.c.name))
+_LINKS = association.Association(_RP_TRAIT.c.trait_id, trait.TRAIT.c.name)
 
 
 def names_of_provider(conn, provider_id):
@@ -31,17 +32,15 @@ def replace_for_provider(conn, provider, generation, names):
     stale). The set the provider already has changes nothing, not even
     the generation, as upstream. Returns the provider's row after.
     """
-    found, current = association.found_and_linked(
-        conn, _RP_TRAIT.c.trait_id, provider.id,
-        name_table.select_ids(trait.TRAIT, names) if names else None)
+    found, current = _LINKS.found_and_linked(
+        conn, provider.id, filter(name_table.storable, names))
     wanted = set(trait.known(
         *name_table.found_and_unknown(names, found)).values())
     if wanted == current:
         resource_provider.check_generation(conn, provider.id, generation)
         return provider
     after = resource_provider.advance_generation(conn, provider, generation)
-    association.replace(conn, _RP_TRAIT.c.trait_id, provider.id, wanted,
-                        current)
+    _LINKS.replace(conn, provider.id, wanted, current)
     return after
 
 
