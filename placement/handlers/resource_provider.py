@@ -105,8 +105,8 @@ def create_resource_provider(req):
     uuid = uuid_form.canonical(data.get('uuid') or
                                uuidutils.generate_uuid())
     parent_uuid = data.get('parent_provider_uuid')
-    row = rp_obj.write_tree(
-        context.db, rp_obj.create, data['name'], uuid,
+    row = rp_obj.create(
+        context.db, data['name'], uuid,
         parent_uuid and uuid_form.canonical(parent_uuid))
     location = provider_url(req, row.uuid)
     if not microversion.at_least(req, microversion.POST_PROVIDER_RETURNS_BODY):

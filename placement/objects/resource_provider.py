@@ -304,17 +304,50 @@ def _parent_row(parent_uuid, rows):
     return parent
 
 
-def create(conn, name, uuid, parent_uuid=None):
-    """Create a provider (under ``parent_uuid``); its row."""
-    parent_id = root_id = None
+class _Taken(Exception):
+    """A root's name or uuid is taken (a unique violation)."""
+
+
+def create(db, name, uuid, parent_uuid=None):
+    """Create a provider (under ``parent_uuid``); its row.
+
+    A root (the bulk of what loaders create) is inserted in a plain
+    writer transaction without looking for its name and uuid first: no
+    tree is locked, and two round trips are saved on MySQL (the
+    isolation level and the look). Only when that insert violates a
+    unique constraint is it run again the way a child is, looking first,
+    to name what is taken (or to succeed if it has gone since).
+    """
+    if parent_uuid is None:
+        try:
+            return db.write(_insert, name, uuid, None, _Taken())
+        except _Taken:
+            pass
+    return write_tree(db, _create, name, uuid, parent_uuid)
+
+
+def _create(conn, name, uuid, parent_uuid):
+    parent = None
     if parent_uuid is not None:
         parent = _parent_row(parent_uuid, _lock_trees(conn, [parent_uuid]))
-        parent_id, root_id = parent.id, _root_id(parent)
     _check_unique(conn, name, uuid)
-    result = _write(
-        conn, _INSERT, [f'name: {name}', f'uuid: {uuid}'],
-        {'uuid': uuid, 'name': name, 'generation': 0,
-         'parent_provider_id': parent_id, 'root_provider_id': root_id})
+    return _insert(conn, name, uuid, parent,
+                   _duplicate([f'name: {name}', f'uuid: {uuid}']))
+
+
+def _insert(conn, name, uuid, parent, taken):
+    """Insert the provider, under the ``parent`` row if not None; its
+    row. ``taken`` is raised on a unique violation (a race, unless the
+    caller did not look); no savepoint: it ends the transaction."""
+    parent_id = root_id = None
+    if parent is not None:
+        parent_id, root_id = parent.id, _root_id(parent)
+    try:
+        result = conn.execute(_INSERT, {
+            'uuid': uuid, 'name': name, 'generation': 0,
+            'parent_provider_id': parent_id, 'root_provider_id': root_id})
+    except sa.exc.IntegrityError as exc:
+        raise taken from exc
     if root_id is not None:
         return get_by_uuid(conn, uuid)
     # A root: its own root, and its row is what we write.

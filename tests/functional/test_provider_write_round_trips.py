@@ -45,16 +45,26 @@ AGG = str(uuid.uuid4())
 def test_post_resource_provider(loaded_api):
     with round_trips.RoundTrips(loaded_api.db.engine) as trips:
         _create(loaded_api)
-    # The name and uuid are free; the provider; its root is itself.
-    # MySQL: this transaction's isolation level (READ COMMITTED), not
-    # the session's set and reset, a SET and a COMMIT each. psycopg2
-    # sends the level with its BEGIN (and the reset with none).
+    # The provider; its root is itself. A root is inserted without
+    # looking for its name and uuid first, in a plain writer
+    # transaction (no tree to lock, no isolation level to set).
+    assert trips.statements == ['INSERT', 'UPDATE']
+    assert (trips.commits, trips.pings, trips.isolation_changes) == (1, 0, 0)
+
+
+def test_post_resource_provider_with_a_taken_name(loaded_api):
+    """The insert fails; a second transaction looks and names it."""
+    taken = _create(loaded_api)
+    with round_trips.RoundTrips(loaded_api.db.engine) as trips:
+        response = loaded_api.request('POST', '/resource_providers', body={
+            'name': taken, 'uuid': str(uuid.uuid4())})
+    assert response.status_int == 409, response.text
+    assert response.json['errors'][0]['detail'].endswith(
+        f'Conflicting resource provider name: {taken} already exists.')
     backend = loaded_api.db.backend
     read_committed = ['SET'] if backend == 'mysql' else []
-    assert trips.statements == [*read_committed, 'SELECT', 'INSERT',
-                                'UPDATE']
-    assert (trips.commits, trips.pings) == (1, 0)
-    assert trips.isolation_changes == (2 if backend == 'postgresql' else 0)
+    assert trips.statements == ['INSERT', *read_committed, 'SELECT']
+    assert trips.commits == 0
 
 
 def test_put_traits_of_a_new_provider(loaded_api):
