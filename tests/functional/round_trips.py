@@ -11,7 +11,10 @@ class RoundTrips:
     statement of their own); ``commits``; ``pings`` of the pool (none:
     a stale connection is found by its first statement instead);
     ``isolation_changes``: the session isolation level set (on MySQL a
-    SET and a COMMIT each, not seen as statements).
+    SET and a COMMIT each, not seen as statements); ``rollbacks``, of
+    the driver's connection, a ROLLBACK on MySQL (none after a
+    transaction that committed: the pool does not reset a connection
+    returned to it).
     """
 
     def __init__(self, engine):
@@ -20,6 +23,7 @@ class RoundTrips:
         self.commits = 0
         self.pings = 0
         self.isolation_changes = 0
+        self.rollbacks = 0
 
     def _statement(self, _conn, _cursor, statement, *_args):
         if not statement.startswith('BEGIN'):
@@ -43,6 +47,12 @@ class RoundTrips:
             self.isolation_changes += 1
             return set_level(dbapi_connection, level)
         self.engine.dialect.set_isolation_level = counted_set_level
+        rollback = self._rollback = self.engine.dialect.do_rollback
+
+        def counted_rollback(dbapi_connection):
+            self.rollbacks += 1
+            return rollback(dbapi_connection)
+        self.engine.dialect.do_rollback = counted_rollback
         return self
 
     def __exit__(self, *exc_info):
@@ -50,3 +60,4 @@ class RoundTrips:
         event.remove(self.engine, 'commit', self._commit)
         self.engine.dialect.do_ping = self._ping
         self.engine.dialect.set_isolation_level = self._set_level
+        self.engine.dialect.do_rollback = self._rollback

@@ -47,7 +47,7 @@ def test_claim_of_a_new_consumer(api):
     # providers' generations, inventories and usage; the consumer; the
     # providers' generations; the allocations.
     assert trips.statements == ['SELECT', 'INSERT', 'UPDATE', 'INSERT']
-    assert (trips.commits, trips.pings) == (1, 0)
+    assert (trips.commits, trips.pings, trips.rollbacks) == (1, 0, 0)
 
 
 def test_claim_replacing_a_consumers_allocations(api):
