@@ -108,13 +108,13 @@ class Narrowing:
             self.shared_by, tree_within)
         roots = None
         for slot in self.slots:
-            reachable = self._reachable_roots(slot)
+            reachable = self.reachable_roots(slot)
             roots = reachable if roots is None else roots & reachable
         roots = roots or set()
         if self.collective:
-            roots &= self._meeting_collective_traits()
+            roots &= self.meeting_collective_traits()
         if self.request.root_required or self.request.root_forbidden:
-            roots &= self._roots_with_root_traits(window)
+            roots &= self.roots_with_root_traits(window)
         after, last = window
         return {root for root in roots
                 if (after is None or root > after)
@@ -145,7 +145,7 @@ class Narrowing:
         for names in (*self.request.root_required,
                       *(names for group in groups
                         for names in group.required_traits)):
-            ids = sorted(self._ids(names))
+            ids = sorted(self.trait_ids_of(names))
             tests['traits', *ids] = sa.exists().where(
                 _RP_TRAIT.c.trait_id.in_(ids))
         for group in groups:
@@ -185,18 +185,20 @@ class Narrowing:
             return 1.0
         return min(max(members, 1) / min(span, highest - lowest + 1), 1.0)
 
-    def _reachable_roots(self, slot):
-        """The roots the providers of ``slot`` serve (:meth:`_reached`),
-        as sets rather than pairs."""
+    def reachable_roots(self, slot):
+        """The roots the providers of ``slot`` serve (:meth:`reached`),
+        as sets rather than pairs; :mod:`placement.objects.explain`
+        counts them per slot."""
         roots = set(slot.roots.values())
         if slot.group.resources:
             for provider_id in self.sharing.keys() & slot.roots.keys():
                 roots |= self.anchors[provider_id]
         return roots
 
-    def _reached(self, slot, provider_ids):
+    def reached(self, slot, provider_ids):
         """``(provider id, root id)`` for the roots each provider serves:
-        its own, and those of the trees a sharing one is shared with."""
+        its own, and those of the trees a sharing one is shared with
+        (also read by :mod:`placement.objects.explain`)."""
         for provider_id in provider_ids:
             if slot.group.resources and provider_id in self.sharing:
                 for root in self.anchors[provider_id]:
@@ -204,12 +206,13 @@ class Narrowing:
             else:
                 yield provider_id, slot.roots[provider_id]
 
-    def _meeting_collective_traits(self):
+    def meeting_collective_traits(self):
         """The roots that reach, for each required trait set of the
-        unsuffixed group, a provider of that group with one of them."""
+        unsuffixed group, a provider of that group with one of them
+        (also what :mod:`placement.objects.explain` reports missing)."""
         met = collections.defaultdict(set)
         for slot in self.slots:
-            for provider_id, root in self._reached(slot, slot.traits_met):
+            for provider_id, root in self.reached(slot, slot.traits_met):
                 met[root].update(slot.traits_met[provider_id])
         return {root for root, indexes in met.items()
                 if len(indexes) == len(self.collective)}
@@ -225,7 +228,7 @@ class Narrowing:
         Every condition is a probe of the provider's own rows: a window
         costs what its providers cost, whatever the size of the cloud.
         """
-        slots = _slot_resources(group)
+        slots = slot_resources(group)
         collective = self.collective if not group.suffix else ()
         serving = [self._serving(resources) for resources in slots]
         # One slot: its resources are conditions; several (one class
@@ -234,7 +237,8 @@ class Narrowing:
                  if len(slots) > 1 else [])
         # The ids of each trait set, and the traits of them the provider
         # has, in one column however many the sets are.
-        collective_ids = [frozenset(self._ids(names)) for names in collective]
+        collective_ids = [frozenset(self.trait_ids_of(names))
+                          for names in collective]
         held = ([candidate_folding.folded_traits(
             sorted(frozenset().union(*collective_ids)))] if collective else [])
         query = sa.select(RP.c.id, _ROOT_ID, *flags, *held).where(
@@ -302,17 +306,24 @@ class Narrowing:
             found.append(conditions.in_tree(group.in_tree))
         return found
 
-    def _ids(self, names):
+    def trait_ids_of(self, names):
+        """The ids of trait ``names`` (all known: the request's traits
+        are looked up once); :mod:`placement.objects.explain` builds
+        its conditions with them."""
         return {self.trait_ids[name] for name in names}
 
     def _trait_conditions(self, required, forbidden):
         """:func:`conditions.trait_conditions` of trait names; looked up
         per provider within a window."""
         return conditions.trait_conditions(
-            [self._ids(names) for names in required], self._ids(forbidden),
+            [self.trait_ids_of(names) for names in required],
+            self.trait_ids_of(forbidden),
             self.per_provider)
 
-    def _roots_with_root_traits(self, window):
+    def roots_with_root_traits(self, window):
+        """The roots of ``window`` with the request's root_required
+        traits and none of its root_forbidden ones (also read by
+        :mod:`placement.objects.explain`)."""
         query = sa.select(RP.c.id).where(
             RP.c.parent_provider_id.is_(None),
             *self._trait_conditions(self.request.root_required,
@@ -355,9 +366,10 @@ def _query_of(group):
             frozenset(group.forbidden_aggregates), group.in_tree)
 
 
-def _slot_resources(group):
+def slot_resources(group):
     """The resources of each slot of ``group``: one slot per class of
-    the unsuffixed group, one for a suffixed or resourceless group."""
+    the unsuffixed group, one for a suffixed or resourceless group.
+    :mod:`placement.objects.explain` explains each slot."""
     if group.suffix or not group.resources:
         return [group.resources]
     return [{name: amount} for name, amount in group.resources.items()]

@@ -73,16 +73,23 @@ def _imported(path):
         if isinstance(node, ast.Import):
             yield from (alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ''
-            if node.level:
-                package = _module_name(path)
-                if path.name != '__init__.py':
-                    package = package.rpartition('.')[0]
-                parent = package.rsplit('.', node.level - 1)[0]
-                base = f'{parent}.{base}' if base else parent
-            for alias in node.names:
-                name = f'{base}.{alias.name}'
-                yield name if _is_module(name) else base
+            yield from _imported_from(node, path)
+
+
+def _imported_from(node, path):
+    """What each name of ``from ... import`` node ``node`` of ``path``
+    imports: the module of that name, else the module it is taken from.
+    """
+    base = node.module or ''
+    if node.level:
+        package = _module_name(path)
+        if path.name != '__init__.py':
+            package = package.rpartition('.')[0]
+        parent = package.rsplit('.', node.level - 1)[0]
+        base = f'{parent}.{base}' if base else parent
+    for alias in node.names:
+        name = f'{base}.{alias.name}'
+        yield name if _is_module(name) else base
 
 
 def _within(name, prefixes):
@@ -164,6 +171,45 @@ def test_no_import_cycle():
 def test_a_function_local_import_cycle_is_found():
     graph = {'placement.a': {'placement.b'}, 'placement.b': {'placement.a'}}
     assert _cycle(graph) == ['placement.a', 'placement.b', 'placement.a']
+
+
+def _module_aliases(tree, path):
+    """The names ``path`` binds to modules of placement by importing."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname and alias.name.startswith('placement.'):
+                    yield alias.asname
+        elif isinstance(node, ast.ImportFrom):
+            for alias, name in zip(node.names, _imported_from(node, path),
+                                   strict=True):
+                if name.startswith('placement') and _is_module(name):
+                    yield alias.asname or alias.name
+
+
+def _private_uses(path):
+    """``module._name`` of the modules of placement ``path`` imports:
+    what another module needs is a public name of its owner."""
+    tree = ast.parse(path.read_text(), str(path))
+    modules = set(_module_aliases(tree, path))
+    return sorted(
+        f'{node.value.id}.{node.attr}' for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name) and node.value.id in modules
+        and node.attr.startswith('_') and not node.attr.startswith('__'))
+
+
+@pytest.mark.parametrize('path', sorted(_ROOT.rglob('*.py')),
+                         ids=lambda path: str(path.relative_to(_ROOT)))
+def test_no_private_name_of_another_module(path):
+    assert _private_uses(path) == []
+
+
+def test_a_private_name_of_another_module_is_found(tmp_path):
+    module = tmp_path / 'module.py'
+    module.write_text('from placement.objects import explain\n'
+                      'explain._slot(None)\n')
+    assert _private_uses(module) == ['explain._slot']
 
 
 def test_an_upward_import_is_found(tmp_path):
