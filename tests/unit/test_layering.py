@@ -20,7 +20,9 @@ and those below it):
    :mod:`placement.deploy`;
 8. ``cmd/``: the commands, of which only ``placement-api``
    (``cmd/api.py``) serves the API and so imports :mod:`placement.deploy`
-   and ``wsgi/``.
+   and ``wsgi/``; :mod:`placement.throwaway` (the whole stack in process
+   on a throw-away database, for the tools and the tests) is of this
+   layer too.
 """
 
 import ast
