@@ -140,11 +140,10 @@ class Operation:
     produces: tuple = (JSON,)
     query: tuple = ()
     bodies: tuple = ()
-    #: Called with the request when it is refused with a 400: what
-    #: upstream checks of the URL before the body (404 for a missing
-    #: provider, 400 for a malformed consumer uuid), whose error wins.
-    #: The handler checks it first itself (see
-    #: :func:`placement.request_checks.url_checked_first`).
+    #: What upstream checks of the URL before the body (404 for a
+    #: missing provider, 400 for a malformed consumer uuid), whose error
+    #: wins: run when the request is refused with a 400
+    #: (:func:`placement.request_checks.url_checked_first`).
     url_check: typing.Callable | None = None
     #: True: an answer may hold hundreds of thousands of objects; the
     #: cycle collector is paused while it is built and serialised

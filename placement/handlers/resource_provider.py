@@ -54,13 +54,9 @@ def serialize(req, row, relations=None):
 
 
 def check_exists(req):
-    """404 unless the provider of the URL exists.
-
-    The ``url_check`` of the writes under a provider's URL: upstream
-    answers 404 for a missing provider before it reads the body. Their
-    handlers' transactions find the provider first; this runs only when
-    the request is refused with a 400, which the 404 then replaces.
-    """
+    """404 unless the provider of the URL exists: the ``url_check`` of
+    the writes under a provider's URL (see
+    :func:`placement.request_checks.url_checked_first`)."""
     context = req.environ['placement.context']
     context.db.read(rp_obj.get_by_uuid, util.path_arg(req, 'uuid'),
                     primary=True)
