@@ -70,8 +70,8 @@ def between(first, next_first):
 
 @dataclasses.dataclass(frozen=True)
 class QueryParam:
-    """A query parameter: :mod:`placement.query` builds the JSON schema
-    of the query string from these and validates it."""
+    """A query parameter: :mod:`placement.query_values` builds the JSON
+    schema of the query string from these and validates it."""
     name: str
     description: str
     #: The schema of one value (query values are strings).
@@ -92,7 +92,8 @@ class QueryParam:
     code: str = errors.DEFAULT
     #: ``(Versions, pattern)`` pairs: at those microversions the name may
     #: also end in a suffix matching ``pattern``, which names the request
-    #: group the value belongs to (:meth:`placement.query.Params.groups`).
+    #: group the value belongs to
+    #: (:meth:`placement.query_values.Params.groups`).
     suffixes: tuple = ()
 
 

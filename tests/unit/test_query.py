@@ -1,4 +1,5 @@
-"""The query string validation of placement.query, on the real table.
+"""The query string validation of placement.query_values (through
+placement.query), on the real table.
 
 Clients match the text of the 400s (issue 14): one test per jsonschema
 message family (additionalProperties, pattern, enum, the regexes of the
