@@ -174,14 +174,20 @@ class Newest:
     """:func:`newest` of rows that are seen once, as they stream by."""
 
     def __init__(self):
-        #: The latest :func:`last_modified` so far, or None.
-        self.value = None
+        # The latest change so far, naive: the zone is set once, at the
+        # end, rather than on each row of a list.
+        self._latest = None
+
+    @property
+    def value(self):
+        """The latest :func:`last_modified` so far, or None."""
+        return self._latest and self._latest.replace(tzinfo=datetime.UTC)
 
     def passing(self, rows):
         """``rows``, unchanged, noting each one's last change."""
         for row in rows:
-            changed = last_modified(row)
-            if changed is not None and (self.value is None
-                                        or changed > self.value):
-                self.value = changed
+            changed = row.updated_at or row.created_at
+            if changed is not None and (self._latest is None
+                                        or changed > self._latest):
+                self._latest = changed
             yield row
