@@ -49,7 +49,6 @@ import collections
 import itertools
 
 from placement.objects import candidate_loading
-from placement.objects import candidate_names
 from placement.objects import candidate_narrowing
 from placement.objects import candidate_request
 from placement.objects import candidate_windows
@@ -63,8 +62,8 @@ def get_candidates(conn, request, conf):
     """
     limit = _limit(request, conf)
     randomize = conf.placement.randomize_allocation_candidates
-    names = candidate_names.Names(conn)
-    narrowing = candidate_narrowing.Narrowing(conn, request, names)
+    narrowing = candidate_narrowing.Narrowing(conn, request)
+    names = narrowing.names
     if not narrowing.may_match():
         return candidate_request.Candidates(candidates=[], summaries={})
     trees = candidate_loading.Trees(conn, narrowing, names)
