@@ -368,25 +368,20 @@ def _look_up(conn, request):
     and the names of the inventories loaded), the traits the request
     names, with the sharing trait (a literal id lets PostgreSQL see how
     few providers have it), and the aggregates it names (unknown ones
-    left out), read in one statement: a statement costs half a
-    millisecond of CPU whatever it reads."""
+    left out), read in one statement (:func:`name_table.look_up`)."""
     traits = _trait_names(request) | {_SHARES}
     uuids = set()
     for group in request.groups:
         uuids.update(group.forbidden_aggregates, *group.member_of)
-    parts = [sa.select(_RC.c.name, _RC.c.id, sa.literal(_CLASS)),
-             name_table.select_ids(trait.TRAIT, traits).add_columns(
-                 sa.literal(_TRAIT))]
+    queries = {_CLASS: sa.select(_RC.c.name, _RC.c.id),
+               _TRAIT: name_table.select_ids(trait.TRAIT, traits)}
     if uuids:
-        parts.append(aggregate.select_ids(sorted(uuids)).add_columns(
-            sa.literal(_AGGREGATE)))
-    rows = collections.defaultdict(list)
-    for key, row_id, kind in conn.execute(sa.union_all(*parts)):
-        rows[kind].append((key, row_id))
+        queries[_AGGREGATE] = aggregate.select_ids(sorted(uuids))
+    rows = name_table.look_up(conn, queries)
     return (candidate_names.Names(
                 conn, {class_id: name for name, class_id in rows[_CLASS]}),
             name_table.found_and_unknown(traits, rows[_TRAIT]),
-            aggregate.canonical_ids(rows[_AGGREGATE]))
+            aggregate.canonical_ids(rows.get(_AGGREGATE, ())))
 
 
 def _sharing_providers(conn, trait_id):

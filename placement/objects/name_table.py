@@ -52,6 +52,22 @@ def select_ids(table, names):
             .where(table.c.name.in_(filter(storable, names))))
 
 
+def look_up(conn, queries):
+    """``{kind: [(key, id), ...]}`` for ``{kind: query}``, each query
+    one of ``(key, id)`` rows (as :func:`select_ids`), read in one
+    statement: a statement costs about half a millisecond of CPU
+    whatever it reads, and a request often looks up names of several
+    tables (classes, traits, aggregates) before its query."""
+    found = {kind: [] for kind in queries}
+    parts = [query.add_columns(sa.literal(kind))
+             for kind, query in queries.items()]
+    if parts:
+        for key, row_id, kind in conn.execute(
+                sa.union_all(*parts) if len(parts) > 1 else parts[0]):
+            found[kind].append((key, row_id))
+    return found
+
+
 def found_and_unknown(names, rows):
     """``({name: id}, unknown)`` from the rows of :func:`select_ids`."""
     found = dict(rows)
