@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from placement.db import models
 from placement.objects import aggregate
 from placement.objects import candidate_folding
+from placement.objects import candidate_names
 from placement.objects import candidate_request
 from placement.objects import candidate_windows
 from placement.objects import conditions
@@ -27,6 +28,7 @@ from placement.objects import resource_class
 from placement.objects import trait
 
 RP = models.ResourceProvider.__table__
+_RC = models.ResourceClass.__table__
 _RP_AGG = models.ResourceProviderAggregate.__table__
 _RP_TRAIT = models.ResourceProviderTrait.__table__
 _SHARES = os_traits.MISC_SHARES_VIA_AGGREGATE
@@ -41,6 +43,8 @@ _ROOT_ID = RP.c.root_provider_id
 #: SAMPLE.
 SAMPLE_PER_LIMIT = 16
 SAMPLE = 4096
+#: What each row of :func:`_look_up` names.
+_CLASS, _TRAIT, _AGGREGATE = 'class', 'trait', 'aggregate'
 #: The most tests of :meth:`Narrowing.may_match` (columns of one row).
 MOST_TESTS = 32
 
@@ -54,29 +58,24 @@ class Narrowing:
     providers), or the single provider of a suffixed group.
     """
 
-    def __init__(self, conn, request, names):
+    def __init__(self, conn, request):
         self.conn = conn
         self.request = request
+        names, (found, unknown), self.aggregate_ids = _look_up(conn, request)
+        #: The :class:`candidate_names.Names` of the request.
+        self.names = names
         asked = {name for group in request.groups
                  for name in group.resources}
-        # Every class, read once for the ids asked and for the names of
-        # the inventories loaded (a small table).
         self.class_ids = {name: class_id
                           for class_id, name in names.classes.items()
                           if name in asked}
         resource_class.require_known(asked, self.class_ids)
-        # The sharing trait's id too, in the same query: a literal id
-        # lets PostgreSQL see how few providers have it.
-        found, unknown = name_table.ids_by_name(
-            conn, trait.TRAIT, _trait_names(request) | {_SHARES})
         self.trait_ids = trait.known(
             found, [name for name in unknown if name != _SHARES])
-        #: ``{uuid: id}`` of the aggregates named (unknown ones left out).
-        self.aggregate_ids = _aggregate_ids(conn, request)
-        #: ``{sharing provider id: its root id}``.
-        self.sharing = _sharing_providers(conn, found.get(_SHARES))
-        #: ``{aggregate id: [sharing provider id]}``.
-        self.shared_by = _aggregates_of(conn, self.sharing)
+        #: ``{sharing provider id: its root id}``, ``{aggregate id:
+        #: [sharing provider id]}``.
+        self.sharing, self.shared_by = _sharing_providers(
+            conn, found.get(_SHARES))
         #: The unsuffixed group's required traits, met by its providers
         #: together.
         self.collective = collective_traits(request)
@@ -375,45 +374,53 @@ def slot_resources(group):
     return [{name: amount} for name, amount in group.resources.items()]
 
 
-def _aggregate_ids(conn, request):
-    """``{uuid: id}`` of the aggregates the groups name, read once so
-    that each probe of :func:`_in_any_aggregate` is an index lookup."""
+def _look_up(conn, request):
+    """``(Names, ({trait name: id}, unknown trait names), {aggregate
+    uuid: id})``: every resource class (a small table: the ids asked
+    and the names of the inventories loaded), the traits the request
+    names, with the sharing trait (a literal id lets PostgreSQL see how
+    few providers have it), and the aggregates it names (unknown ones
+    left out), read in one statement (:func:`name_table.look_up`)."""
+    traits = _trait_names(request) | {_SHARES}
     uuids = set()
     for group in request.groups:
         uuids.update(group.forbidden_aggregates, *group.member_of)
-    return aggregate.existing_ids(conn, uuids)
+    queries = {_CLASS: sa.select(_RC.c.name, _RC.c.id),
+               _TRAIT: name_table.select_ids(trait.TRAIT, traits)}
+    if uuids:
+        queries[_AGGREGATE] = aggregate.select_ids(sorted(uuids))
+    rows = name_table.look_up(conn, queries)
+    return (candidate_names.Names(
+                conn, {class_id: name for name, class_id in rows[_CLASS]}),
+            name_table.found_and_unknown(traits, rows[_TRAIT]),
+            aggregate.canonical_ids(rows.get(_AGGREGATE, ())))
 
 
 def _sharing_providers(conn, trait_id):
-    """``{id: root id}`` of the providers with the sharing trait (of id
-    ``trait_id``; None: no such trait)."""
-    if trait_id is None:
-        return {}
-    return dict(conn.execute(
-        sa.select(RP.c.id, _ROOT_ID)
-        .join(_RP_TRAIT, _RP_TRAIT.c.resource_provider_id == RP.c.id)
-        .where(_RP_TRAIT.c.trait_id == trait_id)).all())
-
-
-def _aggregates_of(conn, sharing):
-    """``{aggregate id: [provider id]}`` of the aggregates of the
-    providers ``sharing`` (ids)."""
+    """``({id: root id}, {aggregate id: [id]})`` of the providers with
+    the sharing trait (of id ``trait_id``; None: no such trait), from
+    one query."""
+    sharing = {}
     shared_by = collections.defaultdict(list)
-    if sharing:
-        for provider_id, aggregate_id in conn.execute(
-                sa.select(_RP_AGG.c.resource_provider_id,
-                          _RP_AGG.c.aggregate_id)
-                .where(_RP_AGG.c.resource_provider_id.in_(sorted(sharing)))
-                .order_by(_RP_AGG.c.resource_provider_id)):
+    if trait_id is None:
+        return sharing, shared_by
+    for provider_id, root, aggregate_id in conn.execute(
+            sa.select(RP.c.id, _ROOT_ID, _RP_AGG.c.aggregate_id)
+            .join(_RP_TRAIT, _RP_TRAIT.c.resource_provider_id == RP.c.id)
+            .outerjoin(_RP_AGG, _RP_AGG.c.resource_provider_id == RP.c.id)
+            .where(_RP_TRAIT.c.trait_id == trait_id)
+            .order_by(RP.c.id, _RP_AGG.c.aggregate_id)):
+        sharing[provider_id] = root
+        if aggregate_id is not None:
             shared_by[aggregate_id].append(provider_id)
-    return shared_by
+    return sharing, shared_by
 
 
 def _anchors(conn, sharing, shared_by, tree_within):
     """``{sharing provider id: {root id}}`` for the ``{id: root id}`` of
     ``sharing``: its own root, and the roots (within the window) of the
     providers in one of its aggregates (``shared_by``: the sharing
-    providers of each aggregate, :func:`_aggregates_of`).
+    providers of each aggregate, :func:`_sharing_providers`).
 
     One query for the roots of each aggregate, by aggregate id: the
     database starts from the window's providers or from the

@@ -31,7 +31,6 @@ import sqlalchemy as sa
 
 from placement.db import models
 from placement.objects import candidate_loading
-from placement.objects import candidate_names
 from placement.objects import candidate_narrowing
 from placement.objects import conditions
 
@@ -116,8 +115,8 @@ def explain(conn, request, max_misses):
     Unknown resource classes or traits are BadRequest, as for the
     candidates.
     """
-    names = candidate_names.Names(conn)
-    narrowing = candidate_narrowing.Narrowing(conn, request, names)
+    narrowing = candidate_narrowing.Narrowing(conn, request)
+    names = narrowing.names
     slots, misses = [], []
     for group in request.groups:
         for resources in candidate_narrowing.slot_resources(group):
