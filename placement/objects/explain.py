@@ -147,24 +147,33 @@ def slot_conditions(narrowing, group, resources, impossible=frozenset()):
     and aggregate (the unsuffixed group's required traits are met by its
     providers together: the request's funnel counts them).
 
-    The ``(class name, amount)`` in ``impossible`` fit no inventory
-    even unallocated (:func:`_impossible`): their capacity condition is
-    then the same without summing any allocations.
+    The conditions are on the providers the slot looks at, those with
+    inventory of one of its classes (:func:`_considered`): with one
+    class, they all have it. The ``(class name, amount)`` in
+    ``impossible`` fit no inventory even unallocated
+    (:func:`_impossible`): their capacity condition is then the same
+    without summing any allocations.
     """
     found = []
     spans_root = not group.suffix
+    one_class = len(resources) == 1
+
+    def has_inventory(name):
+        return (sa.true() if one_class
+                else _has_inventory(narrowing.class_ids[name]))
+
     for name in resources:
-        found.append(Condition(INVENTORY, name, _has_inventory(
-            narrowing.class_ids[name])))
+        found.append(Condition(INVENTORY, name, has_inventory(name)))
     # Without inventory of the class a provider fails its inventory
     # condition only: the capacity condition asks about the inventory
     # there is.
     for name, amount in resources.items():
-        class_id = narrowing.class_ids[name]
         fits = (sa.false() if (name, amount) in impossible
-                else conditions.has_capacity(RP.c.id, class_id, amount))
+                else conditions.has_capacity(
+                    RP.c.id, narrowing.class_ids[name], amount))
         found.append(Condition(CAPACITY, name,
-                               fits | ~_has_inventory(class_id)))
+                               fits | ~has_inventory(name)))
+
     def has_any(names):
         return conditions.has_any_trait(RP.c.id, narrowing._ids(names))
 
