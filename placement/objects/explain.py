@@ -203,13 +203,14 @@ def _has_inventory(class_id):
 
 
 def _considered(narrowing, resources):
-    """Condition: the provider is one a slot of ``resources`` looks at."""
+    """Condition: the provider is one a slot of ``resources`` looks at
+    (a semi-join: MariaDB probes each provider for an EXISTS, at twice
+    the cost over the whole cloud)."""
     if not resources:
         return sa.true()
-    return conditions.exists(
-        _INV.c.resource_provider_id == RP.c.id,
+    return RP.c.id.in_(sa.select(_INV.c.resource_provider_id).where(
         _INV.c.resource_class_id.in_(
-            sorted(narrowing.class_ids[name] for name in resources)))
+            sorted(narrowing.class_ids[name] for name in resources))))
 
 
 def _slot(conn, narrowing, group, resources, max_misses, impossible):
