@@ -13,7 +13,12 @@ of candidates GET /allocation_candidates returns without a limit.
 classes may come from different providers), one per suffixed group.
 Each slot's funnel counts providers: those with inventory of its
 classes, then those passing each further condition of the slot in
-turn, in one statement of a flag per condition and provider. The
+turn, in one statement of a flag per condition and provider grouped by
+pattern of flags. An amount that no inventory could hold even
+unallocated (what the search's ``may_match`` asks) makes its capacity
+flag false without summing allocations, and a slot no provider passes
+spares the search of the trees: when nothing fits, explain reads the
+inventories of the classes asked, not every provider's allocations. The
 request's funnel counts trees (roots): those every slot reaches (its
 own providers or a sharing provider shared with it), then those whose
 providers meet the unsuffixed group's traits together, those whose root
