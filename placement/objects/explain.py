@@ -125,12 +125,20 @@ def explain(conn, request, max_misses):
     narrowing = candidate_narrowing.Narrowing(conn, request, names)
     impossible = _impossible(conn, narrowing, request)
     slots, misses = [], []
+    # Groups asking the same (several VFs of one kind, say) have the
+    # same funnels and misses, counted once.
+    counted = {}
     for group in request.groups:
         for resources in candidate_narrowing._slot_resources(group):
-            slot, slot_misses = _slot(conn, narrowing, group, resources,
-                                      max_misses, impossible)
-            slots.append(slot)
-            misses += slot_misses
+            key = (candidate_narrowing._query_of(group),
+                   tuple(sorted(resources.items())))
+            if key not in counted:
+                counted[key] = _slot(conn, narrowing, group, resources,
+                                     max_misses, impossible)
+            slot, slot_misses = counted[key]
+            slots.append(dataclasses.replace(slot, suffix=group.suffix))
+            misses += [dataclasses.replace(miss, group=group.suffix)
+                       for miss in slot_misses]
     # A slot no provider passes reaches no tree: with another such slot,
     # or alone, no tree is reached by every slot but one (a miss), and
     # the request's funnel is empty without a search.
