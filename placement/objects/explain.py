@@ -36,7 +36,6 @@ import sqlalchemy as sa
 
 from placement.db import models
 from placement.objects import candidate_loading
-from placement.objects import candidate_names
 from placement.objects import candidate_narrowing
 from placement.objects import conditions
 
@@ -121,16 +120,16 @@ def explain(conn, request, max_misses):
     Unknown resource classes or traits are BadRequest, as for the
     candidates.
     """
-    names = candidate_names.Names(conn)
-    narrowing = candidate_narrowing.Narrowing(conn, request, names)
+    narrowing = candidate_narrowing.Narrowing(conn, request)
+    names = narrowing.names
     impossible = _impossible(conn, narrowing, request)
     slots, misses = [], []
     # Groups asking the same (several VFs of one kind, say) have the
     # same funnels and misses, counted once.
     counted = {}
     for group in request.groups:
-        for resources in candidate_narrowing._slot_resources(group):
-            key = (candidate_narrowing._query_of(group),
+        for resources in candidate_narrowing.slot_resources(group):
+            key = (candidate_narrowing.query_of(group),
                    tuple(sorted(resources.items())))
             if key not in counted:
                 counted[key] = _slot(conn, narrowing, group, resources,
@@ -188,7 +187,8 @@ def slot_conditions(narrowing, group, resources, impossible=frozenset()):
                                fits | ~has_inventory(name)))
 
     def has_any(names):
-        return conditions.has_any_trait(RP.c.id, narrowing._ids(names))
+        return conditions.has_any_trait(RP.c.id,
+                                        narrowing.trait_ids_of(names))
 
     def member_of(uuids):
         return conditions.member_of_any(
@@ -330,7 +330,7 @@ class _TreeFunnel:
         self.narrowing = narrowing
         self.names = names
         request = narrowing.request
-        rules = candidate_loading._rules(request)
+        rules = candidate_loading.tree_rules(request)
         stages = [GROUPS]
         if narrowing.collective:
             stages.append(REQUIRED_TOGETHER)
@@ -356,7 +356,7 @@ class _TreeFunnel:
     def _search(self, rules):
         narrowing = self.narrowing
         final = narrowing.narrow(_WHOLE_CLOUD)
-        reach = [narrowing._reachable_roots(slot)
+        reach = [narrowing.reachable_roots(slot)
                  for slot in narrowing.slots]
         own = [set(slot.roots.values()) for slot in narrowing.slots]
         reached = set.intersection(*reach) if reach else set()
@@ -366,10 +366,10 @@ class _TreeFunnel:
         self.passed = [(GROUPS, reached)]
         if REQUIRED_TOGETHER in self.stages:
             self._stage(REQUIRED_TOGETHER,
-                        narrowing._meeting_collective_traits())
+                        narrowing.meeting_collective_traits())
         if ROOT_REQUIRED in self.stages:
             self._stage(ROOT_REQUIRED,
-                        narrowing._roots_with_root_traits(_WHOLE_CLOUD))
+                        narrowing.roots_with_root_traits(_WHOLE_CLOUD))
         roots = sorted(final)
         self.trees = candidate_loading.Trees(self.conn, narrowing, self.names)
         relaxed = [(COMBINED, dataclasses.replace(
@@ -456,7 +456,7 @@ class _TreeFunnel:
         narrowing = self.narrowing
         met = set()
         for slot in narrowing.slots:
-            for provider_id, reached in narrowing._reached(
+            for provider_id, reached in narrowing.reached(
                     slot, slot.traits_met):
                 if reached == root:
                     met.update(slot.traits_met[provider_id])
