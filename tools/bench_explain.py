@@ -28,7 +28,7 @@ from placement.db import migration
 from placement.db import models
 from placement.db import standard_data
 from placement.objects import allocation_candidate
-from placement.reports import explain
+from placement.reports.declared import explain as declared_explain
 from tools import bench_audit
 
 RP = models.ResourceProvider.__table__
@@ -81,21 +81,24 @@ def peak_kib(function, *args):
         tracemalloc.stop()
 
 
-def measure(db, conf, repetitions):
+def measure(db, conf, repetitions, queries):
     version = microversion.MAX_VERSION
-    for name, query in QUERIES:
-        arguments = report_command.explain_arguments(query, version)
-        request = arguments['request']
+    for name, query in queries:
+        params, variables = report_command._read_query(
+            declared_explain.REPORTS[0], query, version)
+        request = variables['request']
         candidates = bench_audit.timed(
             db.read, repetitions, allocation_candidate.get_candidates,
             request, conf)
         explained = bench_audit.timed(
-            db.read, repetitions, explain.report, request,
-            arguments['max_misses'])
-        found = db.read(explain.report, request, 10)['explain']
+            db.read, repetitions, declared_explain.build, conf, params,
+            request)
+        found = db.read(declared_explain.build, conf, params,
+                        request)['explain']
         memory = (peak_kib(db.read, allocation_candidate.get_candidates,
                            request, conf),
-                  peak_kib(db.read, explain.report, request, 10))
+                  peak_kib(db.read, declared_explain.build, conf, params,
+                           request))
         print(f'{name}: {found["candidates"]} candidates; candidates '
               f'{candidates:.0f} ms, explain {explained:.0f} ms '
               f'({explained / candidates:.2f}x); peak Python memory '
@@ -110,25 +113,38 @@ def main():
                         help='Compute nodes (a tenth with 2 children more).')
     parser.add_argument('--repetitions', type=int, default=5)
     parser.add_argument('--keep-database', action='store_true')
+    parser.add_argument('--database',
+                        help='Measure this database, kept by an earlier '
+                             'run (--keep-database), without planting; '
+                             'it is kept.')
+    parser.add_argument('--queries', nargs='+', metavar='NAME',
+                        choices=[name for name, _ in QUERIES],
+                        help='Only these queries (default: all).')
     args = parser.parse_args()
     server = bench_audit.SERVERS[args.db]
-    name = f'placement_explain_bench_{uuid.uuid4().hex[:8]}'
-    url = bench_audit.create_database(server, name)
+    name = args.database or f'placement_explain_bench_{uuid.uuid4().hex[:8]}'
+    url = (sa.engine.make_url(server).set(database=name).render_as_string(
+        hide_password=False) if args.database
+        else bench_audit.create_database(server, name))
     db = bench_audit.open_database(url)
     conf = loading.new_conf()
     conf([], project='placement', default_config_files=[])
     try:
-        migration.upgrade(db.engine)
-        standard_data.sync(db)
-        providers, _consumers, _live = db.write(bench_audit.plant,
-                                                args.providers)
-        db.write(decorate)
-        bench_audit.analyze(db, args.db)
+        if not args.database:
+            migration.upgrade(db.engine)
+            standard_data.sync(db)
+            db.write(bench_audit.plant, args.providers)
+            db.write(decorate)
+            bench_audit.analyze(db, args.db)
+        providers = db.read(lambda conn: conn.scalar(
+            sa.select(sa.func.count()).select_from(RP)))
         print(f'{args.db}: {providers} providers (database {name})')
-        measure(db, conf, args.repetitions)
+        measure(db, conf, args.repetitions, [
+            (query_name, query) for query_name, query in QUERIES
+            if not args.queries or query_name in args.queries])
     finally:
         db.dispose()
-        if not args.keep_database:
+        if not (args.keep_database or args.database):
             bench_audit.drop_database(server, name)
 
 

@@ -97,7 +97,7 @@ class Narrowing:
         found = {}
         self.slots = []
         for group in self.request.groups:
-            key = _query_of(group)
+            key = query_of(group)
             if key not in found:
                 found[key] = self._group_slots(group, tree_within)
             self.slots += [slot._replace(group=group) for slot in found[key]]
@@ -355,9 +355,10 @@ def _trait_names(request):
     return names
 
 
-def _query_of(group):
+def query_of(group):
     """What the narrowing query of ``group`` depends on: suffixed groups
-    that ask the same (several VFs of one kind, say) share one query."""
+    that ask the same (several VFs of one kind, say) share one query
+    (and one funnel in :mod:`placement.objects.explain`)."""
     return (bool(group.suffix), tuple(sorted(group.resources.items())),
             tuple(frozenset(names) for names in group.required_traits),
             frozenset(group.forbidden_traits),

@@ -13,7 +13,12 @@ of candidates GET /allocation_candidates returns without a limit.
 classes may come from different providers), one per suffixed group.
 Each slot's funnel counts providers: those with inventory of its
 classes, then those passing each further condition of the slot in
-turn, in one statement of a flag per condition and provider. The
+turn, in one statement of a flag per condition and provider grouped by
+pattern of flags. An amount that no inventory could hold even
+unallocated (what the search's ``may_match`` asks) makes its capacity
+flag false without summing allocations, and a slot no provider passes
+spares the search of the trees: when nothing fits, explain reads the
+inventories of the classes asked, not every provider's allocations. The
 request's funnel counts trees (roots): those every slot reaches (its
 own providers or a sharing provider shared with it), then those whose
 providers meet the unsuffixed group's traits together, those whose root
@@ -117,14 +122,29 @@ def explain(conn, request, max_misses):
     """
     narrowing = candidate_narrowing.Narrowing(conn, request)
     names = narrowing.names
+    impossible = _impossible(conn, narrowing, request)
     slots, misses = [], []
+    # Groups asking the same (several VFs of one kind, say) have the
+    # same funnels and misses, counted once.
+    counted = {}
     for group in request.groups:
         for resources in candidate_narrowing.slot_resources(group):
-            slot, slot_misses = _slot(conn, narrowing, group, resources,
-                                      max_misses)
-            slots.append(slot)
-            misses += slot_misses
-    trees = _TreeFunnel(conn, narrowing, names)
+            key = (candidate_narrowing.query_of(group),
+                   tuple(sorted(resources.items())))
+            if key not in counted:
+                counted[key] = _slot(conn, narrowing, group, resources,
+                                     max_misses, impossible)
+            slot, slot_misses = counted[key]
+            slots.append(dataclasses.replace(slot, suffix=group.suffix))
+            misses += [dataclasses.replace(miss, group=group.suffix)
+                       for miss in slot_misses]
+    # A slot no provider passes reaches no tree: with another such slot,
+    # or alone, no tree is reached by every slot but one (a miss), and
+    # the request's funnel is empty without a search.
+    empty = sum(1 for slot in slots
+                if slot.funnel and not slot.funnel[-1].count)
+    trees = _TreeFunnel(conn, narrowing, names,
+                        search=not empty or (empty == 1 and len(slots) > 1))
     misses += trees.misses(max_misses)
     return Explanation(
         slots=tuple(slots), funnel=tuple(trees.funnel),
@@ -132,24 +152,40 @@ def explain(conn, request, max_misses):
         candidates=trees.candidates, misses=tuple(misses[:max_misses]))
 
 
-def slot_conditions(narrowing, group, resources):
+def slot_conditions(narrowing, group, resources, impossible=frozenset()):
     """The :class:`Condition` list of the slot of ``group`` asking
     ``resources``, in funnel order: those the narrowing applies to a
     provider of the slot, one per class, trait set, trait, aggregate set
     and aggregate (the unsuffixed group's required traits are met by its
-    providers together: the request's funnel counts them)."""
+    providers together: the request's funnel counts them).
+
+    The conditions are on the providers the slot looks at, those with
+    inventory of one of its classes (:func:`_considered`): with one
+    class, they all have it. The ``(class name, amount)`` in
+    ``impossible`` fit no inventory even unallocated
+    (:func:`_impossible`): their capacity condition is then the same
+    without summing any allocations.
+    """
     found = []
     spans_root = not group.suffix
+    one_class = len(resources) == 1
+
+    def has_inventory(name):
+        return (sa.true() if one_class
+                else _has_inventory(narrowing.class_ids[name]))
+
     for name in resources:
-        found.append(Condition(INVENTORY, name, _has_inventory(
-            narrowing.class_ids[name])))
+        found.append(Condition(INVENTORY, name, has_inventory(name)))
     # Without inventory of the class a provider fails its inventory
     # condition only: the capacity condition asks about the inventory
     # there is.
     for name, amount in resources.items():
-        class_id = narrowing.class_ids[name]
-        found.append(Condition(CAPACITY, name, conditions.has_capacity(
-            RP.c.id, class_id, amount) | ~_has_inventory(class_id)))
+        fits = (sa.false() if (name, amount) in impossible
+                else conditions.has_capacity(
+                    RP.c.id, narrowing.class_ids[name], amount))
+        found.append(Condition(CAPACITY, name,
+                               fits | ~has_inventory(name)))
+
     def has_any(names):
         return conditions.has_any_trait(RP.c.id,
                                         narrowing.trait_ids_of(names))
@@ -180,42 +216,34 @@ def _has_inventory(class_id):
 
 
 def _considered(narrowing, resources):
-    """Condition: the provider is one a slot of ``resources`` looks at."""
+    """Condition: the provider is one a slot of ``resources`` looks at
+    (a semi-join: MariaDB probes each provider for an EXISTS, at twice
+    the cost over the whole cloud)."""
     if not resources:
         return sa.true()
-    return conditions.exists(
-        _INV.c.resource_provider_id == RP.c.id,
+    return RP.c.id.in_(sa.select(_INV.c.resource_provider_id).where(
         _INV.c.resource_class_id.in_(
-            sorted(narrowing.class_ids[name] for name in resources)))
+            sorted(narrowing.class_ids[name] for name in resources))))
 
 
-def _slot(conn, narrowing, group, resources, max_misses):
+def _slot(conn, narrowing, group, resources, max_misses, impossible):
     """The :class:`Slot` and the misses (at most ``max_misses``) of one
-    slot, from one statement over a flag per provider and condition:
-    a row per pattern of flags (with its number of providers) and the
-    first providers failing one condition only."""
-    found = slot_conditions(narrowing, group, resources)
-    flags = (sa.select(RP.c.id, RP.c.uuid, RP.c.name, *(
-        sa.case((condition.clause, 1), else_=0).label(f'f{index}')
-        for index, condition in enumerate(found)))
-        .where(_considered(narrowing, resources))
-        .subquery('flags'))
-    columns = [flags.c[f'f{index}'] for index in range(len(found))]
-    failed = sa.literal(len(found)) - sum(columns, sa.literal(0))
-    ranked = sa.select(
-        flags, failed.label('failed'),
-        sa.func.count().over(partition_by=columns).label('providers'),
-        sa.func.row_number().over(partition_by=columns,
-                                  order_by=flags.c.id).label('in_pattern'),
-        sa.func.row_number().over(partition_by=failed,
-                                  order_by=flags.c.id).label('in_failed'),
-    ).subquery('ranked')
-    rows = conn.execute(sa.select(ranked).where(
-        (ranked.c.in_pattern == 1)
-        | ((ranked.c.failed == 1) & (ranked.c.in_failed <= max_misses)))
-        .order_by(ranked.c.id)).all()
-    patterns = [(row[3:3 + len(found)], row.providers)
-                for row in rows if row.in_pattern == 1]
+    slot, from a flag per provider and condition: one statement counts
+    the providers of each pattern of flags, and, when some fail one
+    condition only, a second reads the first ``max_misses`` of them
+    (in id order: it stops there).
+
+    ``impossible``: as for :func:`slot_conditions`.
+    """
+    found = slot_conditions(narrowing, group, resources, impossible)
+    flags = [sa.case((condition.clause, 1), else_=0).label(f'f{index}')
+             for index, condition in enumerate(found)]
+    considered = _considered(narrowing, resources)
+    counted = (sa.select(*flags).select_from(RP).where(considered)
+               .subquery('flags'))
+    columns = list(counted.c)
+    patterns = [(tuple(row[:-1]), row[-1]) for row in conn.execute(
+        sa.select(*columns, sa.func.count()).group_by(*columns))]
     stages, ends = [], {}
     for index, condition in enumerate(found):
         if condition.stage not in ends:
@@ -227,12 +255,18 @@ def _slot(conn, narrowing, group, resources, max_misses):
         funnel=tuple(Stage(stage, sum(
             providers for pattern, providers in patterns
             if all(pattern[:ends[stage]]))) for stage in stages))
-    missed = [row for row in rows
-              if row.failed == 1 and row.in_failed <= max_misses]
+    missed = []
+    if max_misses and any(sum(pattern) == len(found) - 1
+                          for pattern, _ in patterns):
+        missed = conn.execute(
+            sa.select(RP.c.id, RP.c.uuid, RP.c.name, *flags)
+            .where(considered, sum((flag.element for flag in flags),
+                                   sa.literal(0)) == len(found) - 1)
+            .order_by(RP.c.id).limit(max_misses)).all()
     numbers = _inventories(conn, [row.id for row in missed])
     misses = []
     for row in missed:
-        condition = found[list(row[3:3 + len(found)]).index(0)]
+        condition = found[list(row[3:]).index(0)]
         details = {'subject': condition.subject}
         if condition.stage == CAPACITY:
             details.update(numbers.get((row.id, condition.subject), {}),
@@ -240,6 +274,20 @@ def _slot(conn, narrowing, group, resources, max_misses):
         misses.append(Miss(row.uuid, row.name, group.suffix,
                            condition.stage, details))
     return slot, misses
+
+
+def _impossible(conn, narrowing, request):
+    """The ``(class name, amount)`` asked that no inventory could hold
+    even unallocated, from one statement of uncorrelated EXISTS (each
+    stops at the first inventory that could hold it)."""
+    asked = sorted({(name, amount) for group in request.groups
+                    for name, amount in group.resources.items()})
+    if not asked:
+        return {}
+    fits = conn.execute(sa.select(*(
+        conditions.could_ever_fit(narrowing.class_ids[name], amount)
+        for name, amount in asked))).one()
+    return {pair for pair, fit in zip(asked, fits, strict=True) if not fit}
 
 
 def _inventories(conn, provider_ids):
@@ -275,11 +323,38 @@ class _TreeFunnel:
     cloud (:meth:`candidate_narrowing.Narrowing.narrow` of one window
     holding every root, then the assembly of each tree)."""
 
-    def __init__(self, conn, narrowing, names):
+    def __init__(self, conn, narrowing, names, search=True):
+        """``search`` False: no tree can pass the first stage (nor fail
+        it alone); every stage is then empty without a statement."""
         self.conn = conn
         self.narrowing = narrowing
         self.names = names
         request = narrowing.request
+        rules = candidate_loading.tree_rules(request)
+        stages = [GROUPS]
+        if narrowing.collective:
+            stages.append(REQUIRED_TOGETHER)
+        if request.root_required or request.root_forbidden:
+            stages.append(ROOT_REQUIRED)
+        stages.append(COMBINED)
+        if request.same_subtree:
+            stages.append(SAME_SUBTREE)
+        if rules.isolate:
+            stages.append(ISOLATE)
+        self.stages = stages
+        #: The roots each slot reaches.
+        self.reach = []
+        #: ``{stage: roots}`` of each stage's own condition, for the
+        #: trees that fail only one.
+        self.meeting = {}
+        #: ``[(stage, roots passing it)]`` of the stages so far.
+        self.passed = [(stage, set()) for stage in stages]
+        self.via_sharing = self.with_candidates = self.candidates = 0
+        if search:
+            self._search(rules)
+
+    def _search(self, rules):
+        narrowing = self.narrowing
         final = narrowing.narrow(_WHOLE_CLOUD)
         reach = [narrowing.reachable_roots(slot)
                  for slot in narrowing.slots]
@@ -288,26 +363,21 @@ class _TreeFunnel:
         self.via_sharing = sum(
             1 for root in reached
             if any(root not in roots for roots in own))
-        #: ``[(stage, roots passing it)]`` of the stages so far.
         self.passed = [(GROUPS, reached)]
-        #: ``{stage: roots}`` of each stage's own condition, for the
-        #: trees that fail only one.
-        self.meeting = {}
-        if narrowing.collective:
+        if REQUIRED_TOGETHER in self.stages:
             self._stage(REQUIRED_TOGETHER,
                         narrowing.meeting_collective_traits())
-        if request.root_required or request.root_forbidden:
+        if ROOT_REQUIRED in self.stages:
             self._stage(ROOT_REQUIRED,
                         narrowing.roots_with_root_traits(_WHOLE_CLOUD))
         roots = sorted(final)
-        self.trees = candidate_loading.Trees(conn, narrowing, names)
-        rules = candidate_loading.tree_rules(request)
+        self.trees = candidate_loading.Trees(self.conn, narrowing, self.names)
         relaxed = [(COMBINED, dataclasses.replace(
             rules, isolate=False, same_subtree=()))]
-        if request.same_subtree:
+        if SAME_SUBTREE in self.stages:
             relaxed.append((SAME_SUBTREE, dataclasses.replace(
                 rules, isolate=False)))
-        if rules.isolate:
+        if ISOLATE in self.stages:
             relaxed.append((ISOLATE, rules))
         for stage, stage_rules in relaxed[:-1]:
             roots = [root for root, first
@@ -317,7 +387,6 @@ class _TreeFunnel:
         with_candidates, self.candidates = self._count(roots, relaxed[-1][1])
         self.passed.append((relaxed[-1][0], with_candidates))
         self.with_candidates = len(with_candidates)
-        #: The roots each slot reaches.
         self.reach = reach
 
     def _stage(self, stage, meeting):
