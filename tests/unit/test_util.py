@@ -69,7 +69,7 @@ def _whole_and_chunked(items, pairs):
              'pairs': dict(pairs), 'after': 'é'}
     lazy = {'before': [1, {'a': None}], 'items': util.JsonArray(iter(items)),
             'pairs': util.JsonObject(iter(pairs)), 'after': 'é'}
-    return orjson.dumps(whole), util.dump_json_chunks(lazy)
+    return orjson.dumps(whole), list(util.dump_json_chunks(lazy))
 
 
 @pytest.mark.parametrize('count', [0, 1, 2, 3, 4, 7])
@@ -141,9 +141,28 @@ def test_what_json_cannot_hold_is_still_refused():
     with pytest.raises(TypeError):
         util.dump_json_chunks({'a': object()})
     with pytest.raises(TypeError):
-        util.dump_json_chunks({'a': util.JsonArray([object()])})
+        list(util.dump_json_chunks({'a': util.JsonArray([object()])}))
 
 
 def test_a_body_without_lazy_parts_is_one_chunk():
-    assert util.dump_json_chunks({'a': [1, 2]}) == [b'{"a":[1,2]}']
-    assert util.dump_json_chunks([1]) == [b'[1]']
+    assert list(util.dump_json_chunks({'a': [1, 2]})) == [b'{"a":[1,2]}']
+    assert list(util.dump_json_chunks([1])) == [b'[1]']
+
+
+def test_chunks_are_made_as_they_are_read(monkeypatch):
+    """A body is streamed: its lazy items are made a chunk at a time
+    as its chunks are read, and only then."""
+    monkeypatch.setattr(util, 'CHUNK_ITEMS', 2)
+    made = []
+
+    def items():
+        for n in range(5):
+            made.append(n)
+            yield n
+
+    chunks = util.dump_json_chunks({'items': util.JsonArray(items())})
+    assert made == []
+    assert next(chunks) == b'{"items":[0,1'
+    assert made == [0, 1]
+    assert b''.join(chunks) == b',2,3,4]}'
+    assert made == [0, 1, 2, 3, 4]
