@@ -39,14 +39,19 @@ REQUEST_START = b'{"allocations":'
 
 
 def plant(client):
-    """The tree: a root, ``CHILDREN`` children with 8 VCPU each."""
-    root, root_generation = client.provider('root')
-    children = [client.provider(f'child{n}', parent=root)
-                for n in range(CHILDREN)]
+    """The tree: a root, ``CHILDREN`` children with 8 VCPU each; fixed
+    uuids, so that two trees' answers are the same bytes."""
+    root = str(uuid.UUID(int=1))
+    client.call('POST', '/resource_providers', {'name': 'root', 'uuid': root})
+    children = []
+    for n in range(CHILDREN):
+        child = str(uuid.UUID(int=n + 2))
+        children.append((child, client.call('POST', '/resource_providers', {
+            'name': f'child{n}', 'uuid': child,
+            'parent_provider_uuid': root})['generation']))
     client.set_inventories([
-        (uuid_, generation, {'VCPU': bench._inventory(8)})
-        for uuid_, generation in children])
-    return root, root_generation
+        (child, generation, {'VCPU': bench._inventory(8)})
+        for child, generation in children])
 
 
 def read(http, server):

@@ -220,3 +220,17 @@ def test_a_plain_wsgi_server_cuts_a_failed_body(wsgiref_server, monkeypatch):
     assert body.startswith(b'{"allocation_requests":[')
     with pytest.raises(orjson.JSONDecodeError):
         orjson.loads(body)
+
+
+def test_a_streamed_size_is_measured_once_sent(stacks):
+    whole, streamed = stacks
+    _random_world(whole, 9)
+    sizes = definitions.RESPONSE_BYTES.labels(
+        'GET', '/allocation_candidates', '200')
+    before = sizes._sum.get()
+    body = streamed.app(_environ('/allocation_candidates?resources=VCPU:1'),
+                        lambda status, headers, exc_info=None: None)
+    sent = b''.join(body)
+    assert sizes._sum.get() == before
+    body.close()
+    assert sizes._sum.get() == before + len(sent)
