@@ -1,12 +1,14 @@
 """Streamed answers (``[api] stream_above_bytes``): the same JSON bytes
 as answered whole, at every microversion; what a failure after the first
-byte does; a plain WSGI server (wsgiref, as mod_wsgi would) streams.
+byte does; placement-api's servers (waitress in gunicorn's workers,
+chunked) and a plain WSGI server (wsgiref, as mod_wsgi would) stream.
 """
 
 import gc
 import http.client
 import random
 import threading
+import urllib.parse
 import uuid
 import wsgiref.simple_server
 import wsgiref.util
@@ -18,6 +20,7 @@ from placement import util
 from placement.handlers import allocation_candidate as candidate_handler
 from placement.metrics import definitions
 from tests.functional import app
+from tests.functional import server as api_server
 
 pytestmark = pytest.mark.db
 
@@ -234,3 +237,23 @@ def test_a_streamed_size_is_measured_once_sent(stacks):
     assert sizes._sum.get() == before
     body.close()
     assert sizes._sum.get() == before + len(sent)
+
+
+def test_placement_api_streams_chunked(tmp_path):
+    """gunicorn's workers (waitress) send a streamed answer chunked."""
+    with api_server.running_server(
+            tmp_path, extra_conf='[api]\nstream_above_bytes = 0\n') as url:
+        address = urllib.parse.urlsplit(url)
+        connection = http.client.HTTPConnection(
+            address.hostname, address.port, timeout=30)
+        try:
+            connection.request('GET', '/resource_providers', headers={
+                'x-auth-token': 'admin'})
+            response = connection.getresponse()
+            body = response.read()
+        finally:
+            connection.close()
+    assert response.status == 200
+    assert response.headers['transfer-encoding'] == 'chunked'
+    assert response.headers['content-length'] is None
+    assert orjson.loads(body) == {'resource_providers': []}
