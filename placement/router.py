@@ -27,6 +27,7 @@ from placement import query
 from placement import request_checks
 from placement import util
 from placement import wsgi_wrapper
+from placement.conf import api as api_conf
 from placement.metrics import definitions as metrics
 
 LOG = logging.getLogger(__name__)
@@ -73,7 +74,8 @@ def _not_found(path, what='The resource'):
         f'{what} could not be found: {client_text.clip(path)}')
 
 
-def render(operation, req, result):
+def render(operation, req, result,
+           stream_above_bytes=api_conf.STREAM_ABOVE_BYTES):
     """The success response of ``result``, as ``operation`` declares it.
 
     The status is the one the operation declares at the microversion
@@ -81,11 +83,11 @@ def render(operation, req, result):
     ``produces``; from 1.15 a GET, and a ``dated`` write, carries
     Last-Modified and Cache-Control. The body is ``result.data`` as JSON
     (:func:`placement.util.dump_json_chunks`: large arrays in it are
-    serialised a chunk at a time): up to ``[api] stream_above_bytes``
-    it is made before the status line and sent with its Content-Length;
-    past them the rest is made as the server sends it (a
-    :class:`Stream`, without Content-Length). A handler that answers a
-    file or a redirect gives its own webob response.
+    serialised a chunk at a time): up to ``stream_above_bytes`` (``[api]
+    stream_above_bytes``) it is made before the status line and sent
+    with its Content-Length; past them the rest is made as the server
+    sends it (a :class:`Stream`, without Content-Length). A handler that
+    answers a file or a redirect gives its own webob response.
     """
     if isinstance(result, webob.Response):
         return result
@@ -96,12 +98,11 @@ def render(operation, req, result):
         response.content_type = None
     else:
         chunks = util.dump_json_chunks(result.data)
-        most = req.environ['placement.context'].config.api.stream_above_bytes
         head, size = [], 0
         for chunk in chunks:
             head.append(chunk)
             size += len(chunk)
-            if size > most:
+            if size > stream_above_bytes:
                 body = {'app_iter': Stream(head, chunks, req.environ)}
                 break
         else:
@@ -214,9 +215,12 @@ def _check_body_headers(req):
 class Router:
     """Dispatch a request to its handler, or answer 404/405."""
 
-    def __init__(self, table=None):
+    def __init__(self, table=None,
+                 stream_above_bytes=api_conf.STREAM_ABOVE_BYTES):
         self._routes = Routes(
             table or operations.OPERATIONS + operations.REPORTS)
+        #: ``[api] stream_above_bytes``: see :func:`render`.
+        self._stream_above_bytes = stream_above_bytes
 
     @staticmethod
     def _available(methods, req):
@@ -251,22 +255,21 @@ class Router:
                 f'Allowed: {allow}', headers=[('Allow', allow)])
         req.environ['wsgiorg.routing_args'] = ((), match)
         if not route.large_answer:
-            return _respond(route, req)
+            return self._respond(route, req)
         # Resumed once the answer's objects are freed (a streamed one's
         # when the server closes it), the collector has no pass over
         # them to make.
         with contextlib.ExitStack() as paused:
             paused.enter_context(gc_pause.no_cycle_collection())
-            response = _respond(route, req)
+            response = self._respond(route, req)
             if isinstance(response.app_iter, Stream):
                 response.app_iter.held.push(paused.pop_all())
             return response
 
-
-def _respond(route, req):
-    """The response of ``route``'s handler to ``req``."""
-    with request_checks.url_checked_first(route, req):
-        request_checks.before_handler(route, req)
-        req.environ[query.ENVIRON] = query.parse(route, req)
-        result = route.handler(req)
-    return render(route, req, result)
+    def _respond(self, route, req):
+        """The response of ``route``'s handler to ``req``."""
+        with request_checks.url_checked_first(route, req):
+            request_checks.before_handler(route, req)
+            req.environ[query.ENVIRON] = query.parse(route, req)
+            result = route.handler(req)
+        return render(route, req, result, self._stream_above_bytes)

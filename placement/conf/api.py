@@ -4,6 +4,9 @@ from oslo_config import cfg
 
 from placement.conf import groups
 
+#: ``stream_above_bytes``'s default: 1 MiB.
+STREAM_ABOVE_BYTES = 1024 * 1024
+
 api_group = cfg.OptGroup(
     'api', title='API options',
     help='Options under this group are used to define Placement API.')
@@ -22,7 +25,7 @@ specified as the username.
 """),
     cfg.IntOpt(
         'stream_above_bytes',
-        default=1024 * 1024,
+        default=STREAM_ABOVE_BYTES,
         min=0,
         help="""
 A JSON answer larger than this many bytes (a large list of allocation
