@@ -2,6 +2,7 @@
 
 import webob.exc
 from oslo_context import context
+from oslo_middleware import request_id
 from oslo_policy import policy as oslo_policy
 
 
@@ -55,3 +56,21 @@ def make_middleware(conf, db, enforcer):
             return application(environ, start_response)
         return _call
     return middleware
+
+
+def fresh_store(application):
+    """Middleware giving each request a bare context of its own request
+    id in oslo.context's per-thread store.
+
+    oslo.log prefixes a line with the stored context, which the context
+    middleware sets only once the request is authenticated: without this,
+    what the layers outside it log (the request log line of a 401 or a
+    413, a health check) carried the previous request's ids and user on
+    that thread. No identity is read here: the client's identity headers
+    are not yet stripped or checked.
+    """
+    def _call(environ, start_response):
+        context.RequestContext(
+            request_id=environ.get(request_id.ENV_REQUEST_ID))
+        return application(environ, start_response)
+    return _call

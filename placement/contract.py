@@ -70,8 +70,8 @@ def between(first, next_first):
 
 @dataclasses.dataclass(frozen=True)
 class QueryParam:
-    """A query parameter: :mod:`placement.query` builds the JSON schema
-    of the query string from these and validates it."""
+    """A query parameter: :mod:`placement.query_values` builds the JSON
+    schema of the query string from these and validates it."""
     name: str
     description: str
     #: The schema of one value (query values are strings).
@@ -92,7 +92,8 @@ class QueryParam:
     code: str = errors.DEFAULT
     #: ``(Versions, pattern)`` pairs: at those microversions the name may
     #: also end in a suffix matching ``pattern``, which names the request
-    #: group the value belongs to (:meth:`placement.query.Params.groups`).
+    #: group the value belongs to
+    #: (:meth:`placement.query_values.Params.groups`).
     suffixes: tuple = ()
 
 
@@ -140,11 +141,10 @@ class Operation:
     produces: tuple = (JSON,)
     query: tuple = ()
     bodies: tuple = ()
-    #: Called with the request when it is refused with a 400: what
-    #: upstream checks of the URL before the body (404 for a missing
-    #: provider, 400 for a malformed consumer uuid), whose error wins.
-    #: The handler checks it first itself (see
-    #: :func:`placement.request_checks.url_checked_first`).
+    #: What upstream checks of the URL before the body (404 for a
+    #: missing provider, 400 for a malformed consumer uuid), whose error
+    #: wins: run when the request is refused with a 400
+    #: (:func:`placement.request_checks.url_checked_first`).
     url_check: typing.Callable | None = None
     #: True: an answer may hold hundreds of thousands of objects; the
     #: cycle collector is paused while it is built and serialised

@@ -71,6 +71,7 @@ def build_stack(conf, db, enforcer):
             # Outside everything that logs or reads who the client is.
             auth.strip_identity(conf),
             body_limit.middleware(conf),
+            context.fresh_store,
             _request_id,
             _proxy_headers(conf),
             metrics_http.management(conf),

@@ -1,8 +1,9 @@
 """What the query values of providers and candidates mean, at a
-microversion: the validated query string (:mod:`placement.query`) as
-what the object layer takes, a :class:`ProviderFilter` for GET
-/resource_providers (:func:`list_filter`), a :class:`CandidateRequest`
-for GET /allocation_candidates (:func:`candidate_request`); the reports
+microversion: the validated query string
+(:mod:`placement.query_values`) as what the object layer takes, a
+:class:`ProviderFilter` for GET /resource_providers
+(:func:`list_filter`), a :class:`CandidateRequest` for GET
+/allocation_candidates (:func:`candidate_request`); the reports
 and ``placement-manage report`` share the parsers of ``member_of``,
 ``required``, ``resources`` and uuids (at the newest microversion).
 
@@ -13,8 +14,8 @@ the message and code of its own.
 The schema has checked the names and the form of the values (limit,
 group_policy, uuids). Which value of a repeated parameter counts, and
 which names carry a request group's suffix, is the operation table's
-business (:meth:`placement.query.Params.groups`); ``member_of`` given
-more than once before 1.24 is refused here, in upstream's words.
+business (:meth:`placement.query_values.Params.groups`); ``member_of``
+given more than once before 1.24 is refused here, in upstream's words.
 Whitespace around list items and uuids is ignored.
 """
 
@@ -111,8 +112,8 @@ def parse_required(version, values, name='required', counted=None):
     group of several); ``forbidden`` the traits prefixed with ``!`` (from
     1.22), not allowed inside ``in:``. Every value given must mean
     something; ``counted`` are those that count (all by default: which
-    do is the operation table's rule, as :mod:`placement.query` applies
-    it).
+    do is the operation table's rule, as :mod:`placement.query_values`
+    applies it).
     """
     parsed = {value: _required_value(version, value, name)
               for value in values}

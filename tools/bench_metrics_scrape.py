@@ -26,11 +26,11 @@ import webob
 
 from placement import deploy
 from placement import policy
+from placement import throwaway
 from placement.db import api as db_api
 from placement.db import migration
 from placement.db import models
 from placement.db import standard_data
-from tests import database
 from tools import bench_allocation_candidates as bench
 
 SERVERS = {
@@ -88,7 +88,7 @@ def plant(db, providers):
 
 
 def scrape_times(url, cache_time, repetitions):
-    conf = database.make_conf(
+    conf = throwaway.make_conf(
         url, api__auth_strategy='noauth2',
         metrics__capacity_cache_time=cache_time,
         reports__availability_zones=ZONES)
@@ -130,7 +130,7 @@ def main():
         if not args.reuse_database:
             with admin.connect() as conn:
                 conn.exec_driver_sql(f'CREATE DATABASE {name}')
-            db = db_api.Database(database.make_conf(url).placement_database)
+            db = db_api.Database(throwaway.make_conf(url).placement_database)
             migration.upgrade(db.engine)
             standard_data.sync(db)
             started = time.perf_counter()

@@ -63,11 +63,10 @@ import webob.acceptparse
 
 from placement import microversion
 from placement import operations
+from placement import throwaway
 from placement.conf import middleware
 from placement.db import models
 from placement.reports import declared
-from tests import database
-from tests.functional import app
 
 CUSTOM_CLASS = 'CUSTOM_FUZZ'
 CUSTOM_TRAIT = 'CUSTOM_FUZZ_TRAIT'
@@ -162,7 +161,7 @@ def _must(response, what):
 
 def build_world(api, world):
     """Create ``world`` through the API on an emptied database."""
-    database.empty(api.db.engine)
+    throwaway.empty(api.db.engine)
     _must(api.request('POST', '/resource_classes',
                       body={'name': CUSTOM_CLASS}), 'create a class')
     _must(api.request('PUT', f'/traits/{CUSTOM_TRAIT}'), 'create a trait')
@@ -230,7 +229,7 @@ class Scene:
     """What a valid request is made of: world, API, random choices."""
 
     world: World
-    api: app.API
+    api: throwaway.API
     rng: random.Random
     minor: int
 
@@ -1330,12 +1329,12 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(argv)
-    url = database.new_empty_database_url(args.db_url)
-    application, db = app.build_stack(
+    url = throwaway.new_database_url(args.db_url, 'placement_fuzz_')
+    application, db = throwaway.build_stack(
         url, placement_database__sync_on_startup=True)
     started = time.monotonic()
     try:
-        fuzzer = Fuzzer(app.API(application, db), args.seed, args.route)
+        fuzzer = Fuzzer(throwaway.API(application, db), args.seed, args.route)
         fuzzer.run(args.count, args.verbose)
         if not args.no_classes:
             fuzzer.run_classes(

@@ -18,22 +18,18 @@ commands and their options are derived from the reports' declarations
 (:mod:`placement.reports.declared`): a command per ``command`` named,
 an option per argument and per path variable. A report that reads the
 query of GET /allocation_candidates (explain) takes it as a query string,
-read as the API reads it at ``--microversion``: the operation table's
-parameters and :func:`placement.query.parse`.
+read as the API reads it at ``--microversion``: the report's parameters
+(:meth:`placement.reports.declaration.Report.query`) and
+:func:`placement.query_values.parse_query_string`.
 """
 
 import json
 import sys
 import urllib.parse
 
-import webob
-import webob.exc
-
 from placement import exception
 from placement import microversion
-from placement import operations
-from placement import provider_query
-from placement import query
+from placement import query_values
 from placement.db import api as db_api
 from placement.reports import declared
 from placement.reports import zones
@@ -67,14 +63,9 @@ def _params(args, report):
 def _read_query(report, query_string, version):
     """``(params, variables)`` of a report that reads the candidates'
     query: ``query_string`` read as GET ``report.path`` reads it at
-    ``version`` (webob's 400 when it is bad)."""
-    req = webob.Request.blank(f'{report.path}?{query_string}')
-    req.environ[microversion.MICROVERSION_ENVIRON] = version
-    operation = next(operation for operation in operations.REPORTS
-                     if operation.path == report.path)
-    given = query.parse(operation, req)
-    return ({name: given.every(name) for name in given},
-            {'request': provider_query.candidate_request(version, given)})
+    ``version``."""
+    return report.inputs(version, query_values.parse_query_string(
+        report.query(), version, query_string))
 
 
 def _chosen(reports, args):
@@ -102,9 +93,6 @@ def run(commands):
                 report, '&'.join([args.query, urllib.parse.urlencode(
                     params, doseq=True)]), args.microversion)
         document = database.read(report.build, conf, params, **variables)
-    except webob.exc.HTTPBadRequest as exc:
-        print(exc.detail, file=sys.stderr)
-        return 1
     except (exception.PlacementError, zones.ZoneMapError) as exc:
         print(exc, file=sys.stderr)
         return 1

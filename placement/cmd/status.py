@@ -26,6 +26,14 @@ _RUN_MIGRATIONS = ('Run the command: placement-manage db '
 _UNEXPECTED_ERROR = 255
 
 
+def _result(code, problem):
+    """A check's result: ``code`` and ``problem`` if it says one (a
+    non-empty text), else success."""
+    if problem:
+        return upgradecheck.Result(code, problem)
+    return upgradecheck.Result(upgradecheck.Code.SUCCESS)
+
+
 class Checks(upgradecheck.UpgradeCommands):
     """Each check reads the database with plain SQL, no object layer."""
 
@@ -53,22 +61,17 @@ class Checks(upgradecheck.UpgradeCommands):
                 sa.select(sa.func.count()).select_from(query.subquery()))
 
     def _check_root_provider_ids(self):
-        if self._count(sa.select(_RP.c.id)
-                       .where(_RP.c.root_provider_id.is_(None))):
-            return upgradecheck.Result(
-                upgradecheck.Code.FAILURE,
-                f'There is at least one resource provider table record '
-                f'which misses its root provider id. {_RUN_MIGRATIONS}')
-        return upgradecheck.Result(upgradecheck.Code.SUCCESS)
+        missing = self._count(sa.select(_RP.c.id)
+                              .where(_RP.c.root_provider_id.is_(None)))
+        return _result(upgradecheck.Code.FAILURE, missing and (
+            f'There is at least one resource provider table record '
+            f'which misses its root provider id. {_RUN_MIGRATIONS}'))
 
     def _check_incomplete_consumers(self):
         missing = self._count(data_migrations.consumerless_allocations())
-        if missing:
-            return upgradecheck.Result(
-                upgradecheck.Code.WARNING,
-                f'There are {missing} incomplete consumers table records '
-                f'for existing allocations. {_RUN_MIGRATIONS}')
-        return upgradecheck.Result(upgradecheck.Code.SUCCESS)
+        return _result(upgradecheck.Code.WARNING, missing and (
+            f'There are {missing} incomplete consumers table records '
+            f'for existing allocations. {_RUN_MIGRATIONS}'))
 
     def _check_policy_file(self):
         """The policy files parse, and every rule they set is one of
@@ -78,21 +81,15 @@ class Checks(upgradecheck.UpgradeCommands):
         except policy.PolicyFileError as exc:
             return upgradecheck.Result(upgradecheck.Code.FAILURE, str(exc))
         unknown_rules = policy.unknown_rules(enforcer)
-        if unknown_rules:
-            return upgradecheck.Result(
-                upgradecheck.Code.WARNING,
-                f'Rules that no Placement policy has, ignored: '
-                f'{", ".join(unknown_rules)}')
-        return upgradecheck.Result(upgradecheck.Code.SUCCESS)
+        return _result(upgradecheck.Code.WARNING, unknown_rules and (
+            f'Rules that no Placement policy has, ignored: '
+            f'{", ".join(unknown_rules)}'))
 
     def _check_configuration_files(self):
         """Every section and option of the files is read by something."""
         warnings = unknown.options(self.conf)
-        if warnings:
-            return upgradecheck.Result(
-                upgradecheck.Code.WARNING, ' '.join(
-                    f'{warning}.' for warning in warnings))
-        return upgradecheck.Result(upgradecheck.Code.SUCCESS)
+        return _result(upgradecheck.Code.WARNING, ' '.join(
+            f'{warning}.' for warning in warnings))
 
 
 @fatal.exits_cleanly(exit_status=_UNEXPECTED_ERROR)

@@ -27,10 +27,8 @@ def _canonical(uuid, what):
 
 def check_consumer_uuid(req):
     """The canonical consumer uuid of the URL; 400 when it is none.
-
-    Also the ``url_check`` of PUT: upstream refuses a malformed uuid
-    before it reads the body.
-    """
+    Also the ``url_check`` of PUT (see
+    :func:`placement.request_checks.url_checked_first`)."""
     return _canonical(util.path_arg(req, 'consumer_uuid'), 'consumer_uuid')
 
 

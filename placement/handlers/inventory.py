@@ -2,8 +2,8 @@
 
 The request checks validate the body (400); the write is one
 transaction, which finds the provider first (404); any error rolls it
-all back. A missing provider is 404 also when the body is refused: the
-operation's ``url_check``.
+all back. A missing provider is 404 also when the body is refused (the
+operation's ``url_check``, :func:`placement.request_checks.url_checked_first`).
 """
 
 import webob.exc

@@ -12,7 +12,6 @@ import webob
 import webob.exc
 
 from placement import microversion
-from placement import provider_query
 from placement import query
 from placement import util
 
@@ -49,13 +48,10 @@ def answering(report):
                 'Invalid query string parameters: '
                 f'{next(iter(req.GET))!r} was unexpected '
                 f'{report.refuses_arguments}')
-        given = query.of(req)
-        params = {name: given.every(name) for name in given}
-        variables = {name: util.path_arg(req, name)
-                     for name in report.variables()}
-        if report.candidate_query:
-            variables['request'] = provider_query.candidate_request(
-                microversion.of(req), given)
+        params, variables = report.inputs(microversion.of(req),
+                                          query.of(req))
+        variables.update((name, util.path_arg(req, name))
+                         for name in report.variables())
         context = req.environ['placement.context']
         context.can(report.policy.name, report.target(variables))
         return util.Result(context.db.read(

@@ -27,40 +27,37 @@ def provider_url(req, uuid):
     return f'{req.script_name}/resource_providers/{uuid}'
 
 
-def link_relations(req):
-    """The relations of a provider's links at the request's version."""
-    return [rel for rel, version in _LINKS
-            if microversion.at_least(req, version)]
+def serializer(req):
+    """The function from a provider row to its representation at the
+    request's version: what depends on the request is worked out once,
+    not once per provider of a list."""
+    base = provider_url(req, '')
+    relations = [rel for rel, version in _LINKS
+                 if microversion.at_least(req, version)]
+    nested = microversion.at_least(req, microversion.NESTED_PROVIDERS)
 
-
-def serialize(req, row, relations=None):
-    """The representation of provider ``row`` at the request's version;
-    ``relations`` are its :func:`link_relations` if known."""
-    if relations is None:
-        relations = link_relations(req)
-    url = provider_url(req, row.uuid)
-    links = [{'rel': 'self', 'href': url}]
-    links.extend({'rel': rel, 'href': f'{url}/{rel}'} for rel in relations)
-    data = {
-        'uuid': row.uuid,
-        'name': row.name,
-        'generation': row.generation,
-        'links': links,
-    }
-    if microversion.at_least(req, microversion.NESTED_PROVIDERS):
-        data['parent_provider_uuid'] = row.parent_provider_uuid
-        data['root_provider_uuid'] = row.root_provider_uuid
-    return data
+    def serialize(row):
+        uuid = row.uuid
+        url = base + uuid
+        data = {
+            'uuid': uuid,
+            'name': row.name,
+            'generation': row.generation,
+            'links': [{'rel': 'self', 'href': url},
+                      *({'rel': rel, 'href': f'{url}/{rel}'}
+                        for rel in relations)],
+        }
+        if nested:
+            data['parent_provider_uuid'] = row.parent_provider_uuid
+            data['root_provider_uuid'] = row.root_provider_uuid
+        return data
+    return serialize
 
 
 def check_exists(req):
-    """404 unless the provider of the URL exists.
-
-    The ``url_check`` of the writes under a provider's URL: upstream
-    answers 404 for a missing provider before it reads the body. Their
-    handlers' transactions find the provider first; this runs only when
-    the request is refused with a 400, which the 404 then replaces.
-    """
+    """404 unless the provider of the URL exists: the ``url_check`` of
+    the writes under a provider's URL (see
+    :func:`placement.request_checks.url_checked_first`)."""
     context = req.environ['placement.context']
     context.db.read(rp_obj.get_by_uuid, util.path_arg(req, 'uuid'),
                     primary=True)
@@ -68,7 +65,7 @@ def check_exists(req):
 
 def _provider_response(req, row, location=None):
     """200 with the provider; Last-Modified from 1.15 (also on writes)."""
-    return util.Result(serialize(req, row), location=location,
+    return util.Result(serializer(req)(row), location=location,
                        last_modified=name_table.last_modified(row),
                        dated=True)
 
@@ -91,11 +88,9 @@ def _serialised_providers(conn, req, filters):
     rows cost about as much memory as their JSON, and are never held
     together with it.
     """
-    relations = link_relations(req)
     newest = name_table.Newest()
-    providers = util.SerialisedArray(
-        serialize(req, row, relations) for row in newest.passing(
-            provider_filter.list_providers(conn, filters)))
+    providers = util.SerialisedArray(map(serializer(req), newest.passing(
+        provider_filter.list_providers(conn, filters))))
     return providers, newest.value
 
 

@@ -44,24 +44,27 @@ def _ids_by_uuid(conn, uuids, found):
         except sa.exc.IntegrityError:
             pass
     return dict(conn.execute(
-        _select_ids(uuids).with_for_update(read=True)).all())
+        select_ids(uuids).with_for_update(read=True)).all())
 
 
 def existing_ids(conn, uuids):
-    """``{uuid: id}`` of the aggregates of ``uuids`` (canonical) that
-    exist.
-
-    Keyed by the canonical form: a database upgraded from upstream may
-    hold a uuid in capitals, which MySQL's collation matches.
-    """
+    """``{uuid: id}`` of the aggregates of ``uuids`` that exist
+    (:func:`canonical_ids`)."""
     if not uuids:
         return {}
+    return canonical_ids(conn.execute(select_ids(sorted(uuids))))
+
+
+def canonical_ids(rows):
+    """``{uuid: id}`` of the ``(uuid, id)`` rows of :func:`select_ids`
+    (the aggregates that exist of those asked for), keyed by the
+    canonical form: a database upgraded from upstream may hold a uuid
+    in capitals, which MySQL's collation matches."""
     return {uuid_form.canonical(uuid) or uuid: aggregate_id
-            for uuid, aggregate_id
-            in conn.execute(_select_ids(sorted(uuids)))}
+            for uuid, aggregate_id in rows}
 
 
-def _select_ids(uuids):
+def select_ids(uuids):
     return sa.select(AGG.c.uuid, AGG.c.id).where(AGG.c.uuid.in_(uuids))
 
 
@@ -79,7 +82,7 @@ def replace_for_provider(conn, provider_id, generation, uuids):
             conn, provider_id, generation)
     found, current = association.found_and_linked(
         conn, _RP_AGG.c.aggregate_id, provider_id,
-        _select_ids(uuids) if uuids else None)
+        select_ids(uuids) if uuids else None)
     wanted = _ids_by_uuid(conn, uuids, dict(found)).values()
     association.replace(
         conn, _RP_AGG.c.aggregate_id, provider_id, wanted, current)

@@ -167,8 +167,7 @@ def _select_providers(requests, uuids):
     if not wanted and not emptied:
         return []
     used = (sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0))
-            .where(ALLOC.c.resource_provider_id == INV.c.resource_provider_id,
-                   ALLOC.c.resource_class_id == INV.c.resource_class_id,
+            .where(capacity.of_inventory_sql(ALLOC.c, INV.c),
                    ALLOC.c.consumer_id.not_in(uuids))
             .scalar_subquery())
     held = (sa.select(ALLOC.c.resource_provider_id)

@@ -21,11 +21,13 @@ inventory holds or a trait no provider has, is answered at once
    their roots and, per resource class of the unsuffixed group, whether
    they can serve it alone (capacity, min/max/step); its conditions are
    probes of each provider's own rows, so a window costs what its
-   providers cost, not what the cloud holds. The sharing providers
-   (MISC_SHARES_VIA_AGGREGATE) and their aggregates take two queries a
-   request, the roots they are shared with (those of the window's
-   providers in an aggregate with them) one a window, the ids of the
-   aggregates named one a request. The roots that can serve
+   providers cost, not what the cloud holds. The ids of the classes,
+   traits and aggregates named (and every class's name) take one query
+   a request, the sharing providers (MISC_SHARES_VIA_AGGREGATE) and
+   their aggregates one, the roots they are shared with (those of the
+   window's providers in an aggregate with them) one a window: a
+   statement costs about half a millisecond of CPU whatever it reads.
+   The roots that can serve
    every slot are intersected in Python; the same queries tell which of
    the unsuffixed group's required traits each provider has, so that
    roots whose providers cannot meet them together are dropped before
@@ -54,7 +56,6 @@ import collections
 import itertools
 
 from placement.objects import candidate_loading
-from placement.objects import candidate_names
 from placement.objects import candidate_narrowing
 from placement.objects import candidate_request
 from placement.objects import candidate_windows
@@ -79,8 +80,8 @@ def search(conn, request, conf):
     """
     limit = _limit(request, conf)
     randomize = conf.placement.randomize_allocation_candidates
-    names = candidate_names.Names(conn)
-    narrowing = candidate_narrowing.Narrowing(conn, request, names)
+    narrowing = candidate_narrowing.Narrowing(conn, request)
+    names = narrowing.names
     progress = candidate_windows.Progress()
     if not narrowing.may_match():
         return Found((), None, None, progress)

@@ -37,7 +37,7 @@ class Trees:
     def __init__(self, conn, narrowing, names):
         self.conn = conn
         self.narrowing = narrowing
-        self.rules = _rules(narrowing.request)
+        self.rules = tree_rules(narrowing.request)
         self.by_root = collections.defaultdict(list)
         self.providers = {}
         self.names = names
@@ -126,7 +126,9 @@ def batches(items, first):
         start, size = start + size, min(size * 2, MOST_BATCH)
 
 
-def _rules(request):
+def tree_rules(request):
+    """The :class:`candidate_tree.Rules` a loaded tree is matched by;
+    :mod:`placement.objects.explain` matches trees by them too."""
     return candidate_tree.Rules(
         isolate=request.group_policy == 'isolate',
         unsuffixed_required=candidate_narrowing.collective_traits(request),

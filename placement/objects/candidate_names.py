@@ -21,9 +21,9 @@ class Names:
     """The names of resource classes and traits, read once a request;
     and the inventories and traits made of them."""
 
-    def __init__(self, conn):
+    def __init__(self, conn, classes=None):
         self.conn = conn
-        self._classes = None
+        self._classes = classes
         self._traits = {}
         self._shared = {}
 
@@ -42,7 +42,8 @@ class Names:
 
     @property
     def classes(self):
-        """``{id: name}`` of every resource class (a small table)."""
+        """``{id: name}`` of every resource class (a small table; given
+        to the constructor when read with other names)."""
         if self._classes is None:
             self._classes = dict(self.conn.execute(
                 sa.select(_RC.c.id, _RC.c.name)).all())

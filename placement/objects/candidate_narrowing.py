@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from placement.db import models
 from placement.objects import aggregate
 from placement.objects import candidate_folding
+from placement.objects import candidate_names
 from placement.objects import candidate_request
 from placement.objects import candidate_windows
 from placement.objects import conditions
@@ -27,6 +28,7 @@ from placement.objects import resource_class
 from placement.objects import trait
 
 RP = models.ResourceProvider.__table__
+_RC = models.ResourceClass.__table__
 _RP_AGG = models.ResourceProviderAggregate.__table__
 _RP_TRAIT = models.ResourceProviderTrait.__table__
 _SHARES = os_traits.MISC_SHARES_VIA_AGGREGATE
@@ -41,6 +43,8 @@ _ROOT_ID = RP.c.root_provider_id
 #: SAMPLE.
 SAMPLE_PER_LIMIT = 16
 SAMPLE = 4096
+#: What each row of :func:`_look_up` names.
+_CLASS, _TRAIT, _AGGREGATE = 'class', 'trait', 'aggregate'
 #: The most tests of :meth:`Narrowing.may_match` (columns of one row).
 MOST_TESTS = 32
 
@@ -54,29 +58,24 @@ class Narrowing:
     providers), or the single provider of a suffixed group.
     """
 
-    def __init__(self, conn, request, names):
+    def __init__(self, conn, request):
         self.conn = conn
         self.request = request
+        names, (found, unknown), self.aggregate_ids = _look_up(conn, request)
+        #: The :class:`candidate_names.Names` of the request.
+        self.names = names
         asked = {name for group in request.groups
                  for name in group.resources}
-        # Every class, read once for the ids asked and for the names of
-        # the inventories loaded (a small table).
         self.class_ids = {name: class_id
                           for class_id, name in names.classes.items()
                           if name in asked}
         resource_class.require_known(asked, self.class_ids)
-        # The sharing trait's id too, in the same query: a literal id
-        # lets PostgreSQL see how few providers have it.
-        found, unknown = name_table.ids_by_name(
-            conn, trait.TRAIT, _trait_names(request) | {_SHARES})
         self.trait_ids = trait.known(
             found, [name for name in unknown if name != _SHARES])
-        #: ``{uuid: id}`` of the aggregates named (unknown ones left out).
-        self.aggregate_ids = _aggregate_ids(conn, request)
-        #: ``{sharing provider id: its root id}``.
-        self.sharing = _sharing_providers(conn, found.get(_SHARES))
-        #: ``{aggregate id: [sharing provider id]}``.
-        self.shared_by = _aggregates_of(conn, self.sharing)
+        #: ``{sharing provider id: its root id}``, ``{aggregate id:
+        #: [sharing provider id]}``.
+        self.sharing, self.shared_by = _sharing_providers(
+            conn, found.get(_SHARES))
         #: The unsuffixed group's required traits, met by its providers
         #: together.
         self.collective = collective_traits(request)
@@ -108,13 +107,13 @@ class Narrowing:
             self.shared_by, tree_within)
         roots = None
         for slot in self.slots:
-            reachable = self._reachable_roots(slot)
+            reachable = self.reachable_roots(slot)
             roots = reachable if roots is None else roots & reachable
         roots = roots or set()
         if self.collective:
-            roots &= self._meeting_collective_traits()
+            roots &= self.meeting_collective_traits()
         if self.request.root_required or self.request.root_forbidden:
-            roots &= self._roots_with_root_traits(window)
+            roots &= self.roots_with_root_traits(window)
         after, last = window
         return {root for root in roots
                 if (after is None or root > after)
@@ -145,7 +144,7 @@ class Narrowing:
         for names in (*self.request.root_required,
                       *(names for group in groups
                         for names in group.required_traits)):
-            ids = sorted(self._ids(names))
+            ids = sorted(self.trait_ids_of(names))
             tests['traits', *ids] = sa.exists().where(
                 _RP_TRAIT.c.trait_id.in_(ids))
         for group in groups:
@@ -185,18 +184,20 @@ class Narrowing:
             return 1.0
         return min(max(members, 1) / min(span, highest - lowest + 1), 1.0)
 
-    def _reachable_roots(self, slot):
-        """The roots the providers of ``slot`` serve (:meth:`_reached`),
-        as sets rather than pairs."""
+    def reachable_roots(self, slot):
+        """The roots the providers of ``slot`` serve (:meth:`reached`),
+        as sets rather than pairs; :mod:`placement.objects.explain`
+        counts them per slot."""
         roots = set(slot.roots.values())
         if slot.group.resources:
             for provider_id in self.sharing.keys() & slot.roots.keys():
                 roots |= self.anchors[provider_id]
         return roots
 
-    def _reached(self, slot, provider_ids):
+    def reached(self, slot, provider_ids):
         """``(provider id, root id)`` for the roots each provider serves:
-        its own, and those of the trees a sharing one is shared with."""
+        its own, and those of the trees a sharing one is shared with
+        (also read by :mod:`placement.objects.explain`)."""
         for provider_id in provider_ids:
             if slot.group.resources and provider_id in self.sharing:
                 for root in self.anchors[provider_id]:
@@ -204,12 +205,13 @@ class Narrowing:
             else:
                 yield provider_id, slot.roots[provider_id]
 
-    def _meeting_collective_traits(self):
+    def meeting_collective_traits(self):
         """The roots that reach, for each required trait set of the
-        unsuffixed group, a provider of that group with one of them."""
+        unsuffixed group, a provider of that group with one of them
+        (also what :mod:`placement.objects.explain` reports missing)."""
         met = collections.defaultdict(set)
         for slot in self.slots:
-            for provider_id, root in self._reached(slot, slot.traits_met):
+            for provider_id, root in self.reached(slot, slot.traits_met):
                 met[root].update(slot.traits_met[provider_id])
         return {root for root, indexes in met.items()
                 if len(indexes) == len(self.collective)}
@@ -225,7 +227,7 @@ class Narrowing:
         Every condition is a probe of the provider's own rows: a window
         costs what its providers cost, whatever the size of the cloud.
         """
-        slots = _slot_resources(group)
+        slots = slot_resources(group)
         collective = self.collective if not group.suffix else ()
         serving = [self._serving(resources) for resources in slots]
         # One slot: its resources are conditions; several (one class
@@ -234,7 +236,8 @@ class Narrowing:
                  if len(slots) > 1 else [])
         # The ids of each trait set, and the traits of them the provider
         # has, in one column however many the sets are.
-        collective_ids = [frozenset(self._ids(names)) for names in collective]
+        collective_ids = [frozenset(self.trait_ids_of(names))
+                          for names in collective]
         held = ([candidate_folding.folded_traits(
             sorted(frozenset().union(*collective_ids)))] if collective else [])
         query = sa.select(RP.c.id, _ROOT_ID, *flags, *held).where(
@@ -302,17 +305,24 @@ class Narrowing:
             found.append(conditions.in_tree(group.in_tree))
         return found
 
-    def _ids(self, names):
+    def trait_ids_of(self, names):
+        """The ids of trait ``names`` (all known: the request's traits
+        are looked up once); :mod:`placement.objects.explain` builds
+        its conditions with them."""
         return {self.trait_ids[name] for name in names}
 
     def _trait_conditions(self, required, forbidden):
         """:func:`conditions.trait_conditions` of trait names; looked up
         per provider within a window."""
         return conditions.trait_conditions(
-            [self._ids(names) for names in required], self._ids(forbidden),
+            [self.trait_ids_of(names) for names in required],
+            self.trait_ids_of(forbidden),
             self.per_provider)
 
-    def _roots_with_root_traits(self, window):
+    def roots_with_root_traits(self, window):
+        """The roots of ``window`` with the request's root_required
+        traits and none of its root_forbidden ones (also read by
+        :mod:`placement.objects.explain`)."""
         query = sa.select(RP.c.id).where(
             RP.c.parent_provider_id.is_(None),
             *self._trait_conditions(self.request.root_required,
@@ -355,53 +365,62 @@ def _query_of(group):
             frozenset(group.forbidden_aggregates), group.in_tree)
 
 
-def _slot_resources(group):
+def slot_resources(group):
     """The resources of each slot of ``group``: one slot per class of
-    the unsuffixed group, one for a suffixed or resourceless group."""
+    the unsuffixed group, one for a suffixed or resourceless group.
+    :mod:`placement.objects.explain` explains each slot."""
     if group.suffix or not group.resources:
         return [group.resources]
     return [{name: amount} for name, amount in group.resources.items()]
 
 
-def _aggregate_ids(conn, request):
-    """``{uuid: id}`` of the aggregates the groups name, read once so
-    that each probe of :func:`_in_any_aggregate` is an index lookup."""
+def _look_up(conn, request):
+    """``(Names, ({trait name: id}, unknown trait names), {aggregate
+    uuid: id})``: every resource class (a small table: the ids asked
+    and the names of the inventories loaded), the traits the request
+    names, with the sharing trait (a literal id lets PostgreSQL see how
+    few providers have it), and the aggregates it names (unknown ones
+    left out), read in one statement (:func:`name_table.look_up`)."""
+    traits = _trait_names(request) | {_SHARES}
     uuids = set()
     for group in request.groups:
         uuids.update(group.forbidden_aggregates, *group.member_of)
-    return aggregate.existing_ids(conn, uuids)
+    queries = {_CLASS: sa.select(_RC.c.name, _RC.c.id),
+               _TRAIT: name_table.select_ids(trait.TRAIT, traits)}
+    if uuids:
+        queries[_AGGREGATE] = aggregate.select_ids(sorted(uuids))
+    rows = name_table.look_up(conn, queries)
+    return (candidate_names.Names(
+                conn, {class_id: name for name, class_id in rows[_CLASS]}),
+            name_table.found_and_unknown(traits, rows[_TRAIT]),
+            aggregate.canonical_ids(rows.get(_AGGREGATE, ())))
 
 
 def _sharing_providers(conn, trait_id):
-    """``{id: root id}`` of the providers with the sharing trait (of id
-    ``trait_id``; None: no such trait)."""
-    if trait_id is None:
-        return {}
-    return dict(conn.execute(
-        sa.select(RP.c.id, _ROOT_ID)
-        .join(_RP_TRAIT, _RP_TRAIT.c.resource_provider_id == RP.c.id)
-        .where(_RP_TRAIT.c.trait_id == trait_id)).all())
-
-
-def _aggregates_of(conn, sharing):
-    """``{aggregate id: [provider id]}`` of the aggregates of the
-    providers ``sharing`` (ids)."""
+    """``({id: root id}, {aggregate id: [id]})`` of the providers with
+    the sharing trait (of id ``trait_id``; None: no such trait), from
+    one query."""
+    sharing = {}
     shared_by = collections.defaultdict(list)
-    if sharing:
-        for provider_id, aggregate_id in conn.execute(
-                sa.select(_RP_AGG.c.resource_provider_id,
-                          _RP_AGG.c.aggregate_id)
-                .where(_RP_AGG.c.resource_provider_id.in_(sorted(sharing)))
-                .order_by(_RP_AGG.c.resource_provider_id)):
+    if trait_id is None:
+        return sharing, shared_by
+    for provider_id, root, aggregate_id in conn.execute(
+            sa.select(RP.c.id, _ROOT_ID, _RP_AGG.c.aggregate_id)
+            .join(_RP_TRAIT, _RP_TRAIT.c.resource_provider_id == RP.c.id)
+            .outerjoin(_RP_AGG, _RP_AGG.c.resource_provider_id == RP.c.id)
+            .where(_RP_TRAIT.c.trait_id == trait_id)
+            .order_by(RP.c.id, _RP_AGG.c.aggregate_id)):
+        sharing[provider_id] = root
+        if aggregate_id is not None:
             shared_by[aggregate_id].append(provider_id)
-    return shared_by
+    return sharing, shared_by
 
 
 def _anchors(conn, sharing, shared_by, tree_within):
     """``{sharing provider id: {root id}}`` for the ``{id: root id}`` of
     ``sharing``: its own root, and the roots (within the window) of the
     providers in one of its aggregates (``shared_by``: the sharing
-    providers of each aggregate, :func:`_aggregates_of`).
+    providers of each aggregate, :func:`_sharing_providers`).
 
     One query for the roots of each aggregate, by aggregate id: the
     database starts from the window's providers or from the

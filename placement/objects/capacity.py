@@ -92,6 +92,16 @@ def _ratio_as_sent(element, compiler_, **kwargs):
     return f'CAST(CAST({column} AS CHAR) AS DOUBLE)'
 
 
+def of_inventory_sql(rows, inventory):
+    """The condition that ``rows`` (allocations, or their sums per
+    provider and class) are of the inventory ``inventory``: the same
+    provider and class, what its ``used`` counts. Both are column
+    collections (``table.c``)."""
+    return sa.and_(
+        rows.resource_provider_id == inventory.resource_provider_id,
+        rows.resource_class_id == inventory.resource_class_id)
+
+
 def capacity_sql(columns):
     """SQL of :func:`capacity` of the inventory row of ``columns``."""
     return floor((columns.total - columns.reserved)

@@ -31,7 +31,6 @@ import sqlalchemy as sa
 
 from placement.db import models
 from placement.objects import candidate_loading
-from placement.objects import candidate_names
 from placement.objects import candidate_narrowing
 from placement.objects import conditions
 
@@ -116,11 +115,11 @@ def explain(conn, request, max_misses):
     Unknown resource classes or traits are BadRequest, as for the
     candidates.
     """
-    names = candidate_names.Names(conn)
-    narrowing = candidate_narrowing.Narrowing(conn, request, names)
+    narrowing = candidate_narrowing.Narrowing(conn, request)
+    names = narrowing.names
     slots, misses = [], []
     for group in request.groups:
-        for resources in candidate_narrowing._slot_resources(group):
+        for resources in candidate_narrowing.slot_resources(group):
             slot, slot_misses = _slot(conn, narrowing, group, resources,
                                       max_misses)
             slots.append(slot)
@@ -152,7 +151,8 @@ def slot_conditions(narrowing, group, resources):
         found.append(Condition(CAPACITY, name, conditions.has_capacity(
             RP.c.id, class_id, amount) | ~_has_inventory(class_id)))
     def has_any(names):
-        return conditions.has_any_trait(RP.c.id, narrowing._ids(names))
+        return conditions.has_any_trait(RP.c.id,
+                                        narrowing.trait_ids_of(names))
 
     def member_of(uuids):
         return conditions.member_of_any(
@@ -281,7 +281,7 @@ class _TreeFunnel:
         self.names = names
         request = narrowing.request
         final = narrowing.narrow(_WHOLE_CLOUD)
-        reach = [narrowing._reachable_roots(slot)
+        reach = [narrowing.reachable_roots(slot)
                  for slot in narrowing.slots]
         own = [set(slot.roots.values()) for slot in narrowing.slots]
         reached = set.intersection(*reach) if reach else set()
@@ -295,13 +295,13 @@ class _TreeFunnel:
         self.meeting = {}
         if narrowing.collective:
             self._stage(REQUIRED_TOGETHER,
-                        narrowing._meeting_collective_traits())
+                        narrowing.meeting_collective_traits())
         if request.root_required or request.root_forbidden:
             self._stage(ROOT_REQUIRED,
-                        narrowing._roots_with_root_traits(_WHOLE_CLOUD))
+                        narrowing.roots_with_root_traits(_WHOLE_CLOUD))
         roots = sorted(final)
         self.trees = candidate_loading.Trees(conn, narrowing, names)
-        rules = candidate_loading._rules(request)
+        rules = candidate_loading.tree_rules(request)
         relaxed = [(COMBINED, dataclasses.replace(
             rules, isolate=False, same_subtree=()))]
         if request.same_subtree:
@@ -387,7 +387,7 @@ class _TreeFunnel:
         narrowing = self.narrowing
         met = set()
         for slot in narrowing.slots:
-            for provider_id, reached in narrowing._reached(
+            for provider_id, reached in narrowing.reached(
                     slot, slot.traits_met):
                 if reached == root:
                     met.update(slot.traits_met[provider_id])

@@ -52,6 +52,22 @@ def select_ids(table, names):
             .where(table.c.name.in_(filter(storable, names))))
 
 
+def look_up(conn, queries):
+    """``{kind: [(key, id), ...]}`` for ``{kind: query}``, each query
+    one of ``(key, id)`` rows (as :func:`select_ids`), read in one
+    statement: a statement costs about half a millisecond of CPU
+    whatever it reads, and a request often looks up names of several
+    tables (classes, traits, aggregates) before its query."""
+    found = {kind: [] for kind in queries}
+    parts = [query.add_columns(sa.literal(kind))
+             for kind, query in queries.items()]
+    if parts:
+        for key, row_id, kind in conn.execute(
+                sa.union_all(*parts) if len(parts) > 1 else parts[0]):
+            found[kind].append((key, row_id))
+    return found
+
+
 def found_and_unknown(names, rows):
     """``({name: id}, unknown)`` from the rows of :func:`select_ids`."""
     found = dict(rows)
@@ -174,14 +190,20 @@ class Newest:
     """:func:`newest` of rows that are seen once, as they stream by."""
 
     def __init__(self):
-        #: The latest :func:`last_modified` so far, or None.
-        self.value = None
+        # The latest change so far, naive: the zone is set once, at the
+        # end, rather than on each row of a list.
+        self._latest = None
+
+    @property
+    def value(self):
+        """The latest :func:`last_modified` so far, or None."""
+        return self._latest and self._latest.replace(tzinfo=datetime.UTC)
 
     def passing(self, rows):
         """``rows``, unchanged, noting each one's last change."""
         for row in rows:
-            changed = last_modified(row)
-            if changed is not None and (self.value is None
-                                        or changed > self.value):
-                self.value = changed
+            changed = row.updated_at or row.created_at
+            if changed is not None and (self._latest is None
+                                        or changed > self._latest):
+                self._latest = changed
             yield row

@@ -40,29 +40,50 @@ class ProviderFilter:
     forbidden_traits: frozenset = frozenset()
 
 
-def _aggregate_conditions(conn, filters):
-    known = aggregate.existing_ids(
-        conn, set(filters.forbidden_aggregates).union(*filters.member_of))
-    groups = conditions.known_groups(filters.member_of, known)
-    if groups is None:
-        return [sa.false()]
-    return conditions.aggregate_conditions(
-        groups, conditions.known_ids(filters.forbidden_aggregates, known))
+def _trait_names(filters):
+    return set(filters.forbidden_traits).union(*filters.required_traits)
 
 
 def trait_conditions(conn, filters):
     """Conditions on :data:`RP` for the traits of ``filters``."""
-    names = set(filters.forbidden_traits).union(*filters.required_traits)
-    ids = trait.ids_by_name(conn, names)
+    return _trait_conditions(
+        filters, trait.ids_by_name(conn, _trait_names(filters)))
+
+
+def _trait_conditions(filters, ids):
     return conditions.trait_conditions(
         [{ids[name] for name in group} for group in filters.required_traits],
         {ids[name] for name in filters.forbidden_traits})
 
 
-def _resource_conditions(conn, filters):
-    ids = resource_class.ids_by_name(conn, filters.resources)
-    return [RP.c.id.in_(conditions.with_capacity(ids[name], amount))
-            for name, amount in sorted(filters.resources.items())]
+def _name_conditions(conn, filters):
+    """Conditions on :data:`RP` for the resources, traits and aggregates
+    of ``filters``, their ids read in one statement
+    (:func:`name_table.look_up`). Unknown resource classes, then traits,
+    are BadRequest."""
+    names = _trait_names(filters)
+    uuids = set(filters.forbidden_aggregates).union(*filters.member_of)
+    queries = {}
+    if filters.resources:
+        queries['class'] = name_table.select_ids(resource_class.RC,
+                                                 filters.resources)
+    if names:
+        queries['trait'] = name_table.select_ids(trait.TRAIT, names)
+    if uuids:
+        queries['aggregate'] = aggregate.select_ids(sorted(uuids))
+    found = name_table.look_up(conn, queries)
+    classes = dict(found.get('class', ()))
+    resource_class.require_known(filters.resources, classes)
+    wanted = [RP.c.id.in_(conditions.with_capacity(classes[name], amount))
+              for name, amount in sorted(filters.resources.items())]
+    wanted += _trait_conditions(filters, trait.known(
+        *name_table.found_and_unknown(names, found.get('trait', ()))))
+    known = aggregate.canonical_ids(found.get('aggregate', ()))
+    groups = conditions.known_groups(filters.member_of, known)
+    if groups is None:
+        return wanted + [sa.false()]
+    return wanted + conditions.aggregate_conditions(
+        groups, conditions.known_ids(filters.forbidden_aggregates, known))
 
 
 def list_providers(conn, filters):
@@ -73,9 +94,7 @@ def list_providers(conn, filters):
     """
     # Checked first: naming an unknown class or trait is an error even
     # when another filter already excludes everything.
-    wanted = (_resource_conditions(conn, filters)
-              + trait_conditions(conn, filters)
-              + _aggregate_conditions(conn, filters))
+    wanted = _name_conditions(conn, filters)
     if filters.name is not None:
         if not name_table.storable(filters.name):
             return []

@@ -3,6 +3,7 @@
 import sqlalchemy as sa
 
 from placement.db import models
+from placement.objects import capacity
 from placement.objects import consumer
 from placement.objects import resource_provider
 
@@ -30,9 +31,7 @@ def of_provider(conn, provider_id):
         sa.select(RC.c.name, used)
         .select_from(INV)
         .join(RC, RC.c.id == INV.c.resource_class_id)
-        .outerjoin(ALLOC, sa.and_(
-            ALLOC.c.resource_provider_id == INV.c.resource_provider_id,
-            ALLOC.c.resource_class_id == INV.c.resource_class_id))
+        .outerjoin(ALLOC, capacity.of_inventory_sql(ALLOC.c, INV.c))
         .where(INV.c.resource_provider_id == provider_id)
         .group_by(RC.c.name))
     return {name: int(amount) for name, amount in rows}

@@ -4,14 +4,11 @@ are derived from their declarations (:mod:`placement.reports.declared`).
 The page and its assets are served without a token; the page asks for
 one."""
 
-from placement import microversion as mv
 from placement.contract import NOT_FOUND
 from placement.contract import QUERY_ERRORS
 from placement.contract import Operation
-from placement.contract import QueryParam
 from placement.contract import Response
 from placement.handlers import reports
-from placement.operations import allocation_candidate
 from placement.reports import declared
 
 
@@ -21,14 +18,7 @@ def _operation(report):
     return Operation(
         'GET', report.path, reports.answering(report), report.summary,
         policy=report.policy.name, query_before_policy=True, large_answer=True,
-        query=(
-            *(allocation_candidate.QUERY if report.candidate_query else ()),
-            *(QueryParam(argument.name, argument.help, argument.schema,
-                         code=argument.code,
-                         repeatable_since=mv.BASE if argument.repeatable
-                         else None)
-              for argument in sorted(report.arguments,
-                                     key=lambda argument: argument.name))),
+        query=report.query(),
         responses=(Response(200, report.schema),),
         errors={400: QUERY_ERRORS})
 

@@ -2,6 +2,7 @@
 
 from placement import errors
 from placement import microversion as mv
+from placement import query_params as params
 from placement.contract import BAD_BODY
 from placement.contract import CONFLICT
 from placement.contract import CREATED
@@ -16,7 +17,6 @@ from placement.contract import Response
 from placement.contract import before
 from placement.contract import since
 from placement.handlers import resource_provider
-from placement.operations import params
 from placement.policies import resource_provider as policies
 from placement.schemas import resource_provider as schema
 from placement.schemas import response

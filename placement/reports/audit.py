@@ -82,9 +82,7 @@ def _over_capacity():
                       sa.cast(used.c.used, sa.BigInteger).label('used'),
                       limit.label('capacity'))
             .select_from(used)
-            .join(INV, sa.and_(
-                INV.c.resource_provider_id == used.c.resource_provider_id,
-                INV.c.resource_class_id == used.c.resource_class_id))
+            .join(INV, capacity.of_inventory_sql(used.c, INV.c))
             .join(RP, RP.c.id == INV.c.resource_provider_id)
             .join(RC, RC.c.id == INV.c.resource_class_id)
             .where(used.c.used > limit)
@@ -97,9 +95,7 @@ def _allocations_without_inventory():
                       RC.c.name.label('resource_class'),
                       ALLOC.c.used)
             .select_from(ALLOC)
-            .outerjoin(INV, sa.and_(
-                INV.c.resource_provider_id == ALLOC.c.resource_provider_id,
-                INV.c.resource_class_id == ALLOC.c.resource_class_id))
+            .outerjoin(INV, capacity.of_inventory_sql(ALLOC.c, INV.c))
             .outerjoin(RP, RP.c.id == ALLOC.c.resource_provider_id)
             .outerjoin(RC, RC.c.id == ALLOC.c.resource_class_id)
             .where(INV.c.id.is_(None))

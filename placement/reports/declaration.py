@@ -1,5 +1,6 @@
 """What a report is: one declaration, from which its route and query
-parameters (:mod:`placement.operations.reports`), its handler
+parameters (:mod:`placement.operations.reports`, :meth:`Report.query`),
+its handler
 (:mod:`placement.handlers.reports`), its ``placement-manage report``
 command (:mod:`placement.cmd.report`) and its OpenAPI schema derive.
 
@@ -11,7 +12,11 @@ import dataclasses
 import re
 import typing
 
+from placement import contract
 from placement import errors
+from placement import microversion as mv
+from placement import provider_query
+from placement import query_params
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,3 +88,26 @@ class Report:
     def variables(self):
         """The names of the variables of the path."""
         return re.findall(r'{(\w+)}', self.path)
+
+    def query(self):
+        """Its query parameters (:class:`placement.contract.QueryParam`):
+        the candidates' if it reads them, then its arguments."""
+        return (
+            *(query_params.CANDIDATES if self.candidate_query else ()),
+            *(contract.QueryParam(
+                argument.name, argument.help, argument.schema,
+                code=argument.code,
+                repeatable_since=mv.BASE if argument.repeatable else None)
+              for argument in sorted(self.arguments,
+                                     key=lambda argument: argument.name)))
+
+    def inputs(self, version, given):
+        """``(params, variables)`` of ``build`` from the validated query
+        ``given`` (:class:`placement.query_values.Params`) read at
+        ``version``: ``{argument: [values]}``, and the candidates'
+        request if it reads them."""
+        variables = {}
+        if self.candidate_query:
+            variables['request'] = provider_query.candidate_request(
+                version, given)
+        return {name: given.every(name) for name in given}, variables

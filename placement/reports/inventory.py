@@ -74,7 +74,5 @@ def numbers(selected, class_ids=None, sharing_class_ids=()):
                          _ALLOC.c.resource_class_id).subquery()
     return query.add_columns(
         sa.func.coalesce(used.c.used, 0).label('used')
-    ).outerjoin(used, sa.and_(
-        used.c.resource_provider_id == INV.c.resource_provider_id,
-        used.c.resource_class_id == INV.c.resource_class_id)
+    ).outerjoin(used, capacity.of_inventory_sql(used.c, INV.c)
     ).subquery('inventory_numbers')

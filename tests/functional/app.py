@@ -5,16 +5,12 @@ Requests go through every middleware to the handlers as webob requests;
 (allocations without consumers, for example) and to inspect the result.
 """
 
-import json
 import uuid
 
 import sqlalchemy as sa
-import webob
 
-from placement import deploy
-from placement import policy
+from placement import throwaway
 from placement.db import models
-from tests import database
 
 RP = models.ResourceProvider.__table__
 RC = models.ResourceClass.__table__
@@ -27,40 +23,12 @@ INVENTORIES = {
 }
 
 
-def build_stack(db_url, **overrides):
-    """``(application, Database)``: the whole stack (noauth2) on db_url.
-
-    ``overrides`` are ``group__option=value`` configuration overrides;
-    the caller disposes of the Database.
-    """
-    conf = database.make_conf(db_url, api__auth_strategy='noauth2',
-                              **overrides)
-    db = deploy.prepare_database(conf)
-    return deploy.build_stack(conf, db, policy.make_enforcer(conf)), db
+build_stack = throwaway.build_stack
 
 
-class API:
-    """The application plus direct access to its database."""
-
-    def __init__(self, app, db):
-        self.app = app
-        self.db = db
-
-    def request(self, method, path, version='latest', body=None):
-        headers = {'x-auth-token': 'admin', 'accept': 'application/json',
-                   'openstack-api-version': f'placement {version}'}
-        raw_body = None
-        if body is not None:
-            headers['content-type'] = 'application/json'
-            raw_body = json.dumps(body).encode('utf-8')
-        return self.send(method, path, headers, raw_body)
-
-    def send(self, method, path, headers, body=None):
-        """The response to a request given as is: ``body`` is bytes."""
-        req = webob.Request.blank(path, method=method, headers=headers)
-        if body is not None:
-            req.body = body
-        return req.get_response(self.app)
+class API(throwaway.API):
+    """The application plus direct access to its database, and the
+    arrangements the tests make through it."""
 
     def provider(self, inventories=INVENTORIES):
         """A new provider with ``inventories``; its uuid."""

@@ -6,11 +6,15 @@ this keeps the tools working as the code under them changes.
 
 import json
 
+import pytest
+
 from placement.reports import audit
+from tests import database
 from tools import bench_allocation_candidates as bench
 from tools import bench_audit
 from tools import bench_claims
 from tools import bench_cloud
+from tools import bench_cpu
 from tools import bench_slow_clients
 
 TINY = ['--db', 'sqlite', '--providers', '30', '--trees', '2',
@@ -36,6 +40,20 @@ def test_candidates_benchmark_measures_every_query(tmp_path):
         'candidates'] == by_query['nested granular same_subtree limit=10'][
             'candidates'] > 0
     assert all(row['median_ms'] > 0 for row in rows)
+
+
+@pytest.mark.db
+def test_cpu_benchmark_answers_in_process(tmp_path):
+    """The in-process stack answers on a database as it is (here the
+    test database: its fixed-cost requests need no data)."""
+    out = tmp_path / 'cpu.json'
+    assert bench_cpu.main([database.database_url(), '--query', 'fixed cost',
+                           '--repetitions', '2', '--warmups', '0',
+                           '--json', str(out)]) == 0
+    rows = json.loads(out.read_text())['results']
+    assert [row['query'] for row in rows] == [
+        name for name, _path in bench_cpu.FIXED_COST]
+    assert all(row['bytes'] > 0 and row['cpu_ms'] >= 0 for row in rows)
 
 
 def test_claims_benchmark_claims_without_over_allocation(tmp_path):

@@ -54,14 +54,12 @@ def parse(query_string, version=LATEST):
 
 
 def error_code(query, version=LATEST):
-    """The code of the 400 that parsing ``query`` raises: the query
-    string's checks raise webob's, what the values mean the project's."""
-    with pytest.raises((webob.exc.HTTPBadRequest,
-                        exception.InvalidQuery)) as info:
+    """The code of the 400 that parsing ``query`` raises (the query
+    string's checks and what the values mean raise the same exception).
+    """
+    with pytest.raises(exception.InvalidQuery) as info:
         parse(query, version)
-    if isinstance(info.value, exception.InvalidQuery):
-        return info.value.code
-    return info.value.comment or errors.DEFAULT
+    return info.value.code
 
 
 def group(request, suffix=''):

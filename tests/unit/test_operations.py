@@ -11,7 +11,7 @@ from placement import errors
 from placement import microversion
 from placement import operations
 from placement import policies
-from placement import query
+from placement import query_values
 
 _OPERATIONS = operations.OPERATIONS
 _IDS = [f'{op.method} {op.path}' for op in _OPERATIONS]
@@ -105,7 +105,7 @@ def test_bodies_only_where_a_media_type_is_declared(operation):
                                      for op in operations.REPORTS])
 def test_query_parameters_are_well_formed(operation):
     """One entry per name, a known repetition rule and error code, and a
-    schema for every microversion of the operation (placement.query
+    schema for every microversion of the operation (placement.query_values
     builds and compiles them)."""
     names = [param.name for param in operation.query]
     assert len(set(names)) == len(names)
@@ -113,5 +113,5 @@ def test_query_parameters_are_well_formed(operation):
         assert param.repeated in (contract.LAST, contract.FIRST, contract.ONCE)
         assert param.code in errors.ALL_CODES
     for minor in _minors(operation):
-        schema = query.schema(operation, microversion.v1(minor))
+        schema = query_values.schema(operation.query, microversion.v1(minor))
         assert schema['additionalProperties'] is False

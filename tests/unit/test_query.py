@@ -1,4 +1,5 @@
-"""The query string validation of placement.query, on the real table.
+"""The query string validation of placement.query_values (through
+placement.query), on the real table.
 
 Clients match the text of the 400s (issue 14): one test per jsonschema
 message family (additionalProperties, pattern, enum, the regexes of the
@@ -12,12 +13,15 @@ import webob.exc
 
 from placement import contract
 from placement import errors
+from placement import exception
 from placement import microversion
 from placement import operations
 from placement import query
+from placement import query_values
 from placement import router
 from placement import util
 from placement import wsgi_wrapper
+from placement.reports import declared
 from tests.unit import stack
 
 #: The newest microversion.
@@ -51,9 +55,9 @@ def parse(operation, query_string, version=LATEST):
 
 def error(operation, query_string, version=LATEST):
     """``(detail, code)`` of the 400 of ``query_string``."""
-    with pytest.raises(webob.exc.HTTPBadRequest) as info:
+    with pytest.raises(exception.InvalidQuery) as info:
         parse(operation, query_string, version)
-    return info.value.detail, info.value.comment
+    return str(info.value), info.value.code
 
 
 # The message families.
@@ -166,18 +170,19 @@ def test_operation_without_query_parameters_ignores_its_query_string():
 # Schemas: one per microversion range, compiled once.
 
 def test_schema_shape():
-    schema = query.schema(CANDIDATES, microversion.v1(25))
+    schema = query_values.schema(CANDIDATES.query, microversion.v1(25))
     assert schema['additionalProperties'] is False
     assert schema['properties']['group_policy'] == {
         'type': 'string', 'enum': ['none', 'isolate']}
     assert '^resources[1-9][0-9]*$' in schema['patternProperties']
-    assert 'patternProperties' not in query.schema(
-        CANDIDATES, microversion.v1(24))
+    assert 'patternProperties' not in query_values.schema(
+        CANDIDATES.query, microversion.v1(24))
 
 
 def test_compiled_once_per_range():
     def compiled(minor):
-        return query._compiled(CANDIDATES, microversion.v1(minor))
+        return query_values._compiled(CANDIDATES.query,
+                                      microversion.v1(minor), 'candidates')
     assert compiled(26) is compiled(30)
     assert compiled(31) is not compiled(30)
     assert compiled(39) is compiled(38)
@@ -249,3 +254,44 @@ def test_every_member_of_is_left_to_its_parser_before_repeats():
     params = parse(PROVIDERS, 'member_of=a&member_of=b',
                    str(microversion.MEMBER_OF))
     assert params['member_of'] == ['a', 'b']
+
+
+# A query string as typed (placement-manage report explain): read by the
+# core as the API reads the request's.
+
+_EXPLAIN = next(report for report in declared.REPORTS
+                if report.candidate_query)
+
+
+def _read(read):
+    try:
+        given = read()
+    except exception.InvalidQuery as exc:
+        return str(exc), exc.code
+    return dict(given), {name: given.every(name) for name in given}, (
+        given.groups())
+
+
+@pytest.mark.parametrize('query_string', [
+    'resources=VCPU:1&resources=VCPU:2&required=A&required=B',
+    'resources1=VCPU:1&group_policy=none&group_policy=bad',
+    'a+b=c+d', 'resources=%ff', 'resources=a%00b', 'limit=0',
+    'max_misses=1&max_misses=2', 'resources=VCPU:1&root_required=A',
+])
+@pytest.mark.parametrize('version', ['1.0', '1.34', LATEST])
+def test_a_typed_query_string_is_read_as_the_api_reads_it(query_string,
+                                                          version):
+    operation = next(operation for operation in operations.REPORTS
+                     if operation.path == _EXPLAIN.path)
+    assert operation.query == _EXPLAIN.query()
+    assert _read(lambda: query_values.parse_query_string(
+        _EXPLAIN.query(), microversion.parse(version), query_string)) == (
+        _read(lambda: parse(operation, query_string, version)))
+
+
+def test_the_core_refuses_with_the_code_of_the_parameter():
+    with pytest.raises(exception.InvalidQuery) as info:
+        query_values.parse_query_string(
+            _EXPLAIN.query(), microversion.parse(LATEST), 'max_misses=x')
+    assert info.value.status == 400
+    assert info.value.code == errors.QUERYPARAM_BAD_VALUE

@@ -147,3 +147,42 @@ def test_invalid_global_request_id_is_not_logged(app, caplog, global_id):
         app, caplog, **{'X-Openstack-Request-Id': global_id})
     assert global_id not in line
     assert '[None req-' in line
+
+
+class _FormattedLines(logging.Handler):
+    """The lines as oslo.log writes them, formatted as they are emitted
+    (the context is read from the thread's store at that moment)."""
+
+    def __init__(self, formatter):
+        super().__init__()
+        self.setFormatter(formatter)
+        self.lines = []
+
+    def emit(self, record):
+        self.lines.append(self.format(record))
+
+
+def test_a_line_before_authentication_carries_no_earlier_request(app):
+    """The 401's request log line is written before the context
+    middleware would make the request's context."""
+    conf = loading.new_conf()
+    conf([], project='placement', default_config_files=[])
+    handler = _FormattedLines(formatters.ContextFormatter(
+        config=conf, project='placement'))
+    logger = logging.getLogger('placement.requestlog')
+    logger.addHandler(handler)
+    previous_level = logger.level
+    logger.setLevel(logging.INFO)
+    try:
+        first = webob.Request.blank('/ok', headers={
+            'X-Auth-Token': 'admin',
+            'X-Openstack-Request-Id': _GLOBAL_ID}).get_response(app)
+        second = webob.Request.blank('/ok').get_response(app)
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(previous_level)
+    assert first.status_code == 200 and second.status_code == 401
+    assert f'[{_GLOBAL_ID} ' in handler.lines[0]
+    own_id = second.headers['x-openstack-request-id']
+    assert f'[None {own_id} ' in handler.lines[1]
+    assert first.headers['x-openstack-request-id'] not in handler.lines[1]

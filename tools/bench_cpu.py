@@ -1,0 +1,144 @@
+"""CPU seconds per request of the scheduler's reads, in process.
+
+    .venv/bin/python -m tools.bench_cpu DATABASE_URL
+        [--phase flat|nested] [--repetitions 20] [--warmups 3]
+        [--query TEXT] [--profile FILE] [--json FILE]
+
+Sends the queries of ``bench_allocation_candidates.py`` (of ``--phase``:
+by default ``nested`` if the database's name ends in ``_nested``, else
+``flat``), and two fixed-cost requests (``GET /`` and a provider list
+that matches nothing), to the whole WSGI stack (``noauth2``) built in
+this process on DATABASE_URL, a database that the benchmark kept
+(``--keep-database``). Nothing is written to it: no migration, no
+standard names, no statistics.
+
+Reported per query: the bytes of the answer and their SHA-1 prefix (so
+that two checkouts can be seen to answer byte for byte alike), the
+median CPU milliseconds of this process per request (``time.process_time``:
+the service's whole Python side, the database driver included, the
+database server's work not) and the median wall milliseconds. Under a
+loaded machine wall times are noise and CPU times hold; to compare two
+checkouts run this tool from each in turn
+(``PYTHONPATH=/other/checkout python tools/bench_cpu.py ...``), a few
+times alternately. The code measured is that of the current
+directory's checkout: to measure another with this tool, run it there
+with ``PYTHONPATH=THIS_CHECKOUT``. ``--profile FILE`` writes a cProfile
+of the measured requests of the selected queries (``--query``: those
+whose name holds TEXT).
+"""
+
+import argparse
+import cProfile
+import hashlib
+import json
+import re
+import statistics
+import sys
+import time
+
+import sqlalchemy as sa
+import webob
+
+from placement import deploy
+from placement import policy
+from placement.conf import loading
+from placement.db import api as db_api
+from tools import bench_allocation_candidates as bench
+
+FIXED_COST = [('fixed cost: GET /', '/'),
+              ('fixed cost: empty provider list',
+               f'{bench.PROVIDERS}?name=none')]
+
+
+def build_app(url):
+    """The whole stack on the database of ``url``, read as it is."""
+    conf = loading.new_conf()
+    conf([], project='placement', default_config_files=[])
+    conf.set_override('connection', url, group='placement_database')
+    conf.set_override('auth_strategy', 'noauth2', group='api')
+    db = db_api.Database(conf.placement_database)
+    return deploy.build_stack(conf, db, policy.make_enforcer(conf)), db
+
+
+def queries(url, phase):
+    if phase == 'nested':
+        return bench.nested_queries(None) + FIXED_COST
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            member_of = list(conn.scalars(sa.text(
+                'SELECT uuid FROM placement_aggregates ORDER BY id '
+                'LIMIT :count'), {'count': 2}))
+    finally:
+        engine.dispose()
+    return bench.flat_queries(member_of) + FIXED_COST
+
+
+def answer(app, path):
+    """The body of a GET of ``path``; anything but 200 is an error."""
+    resp = webob.Request.blank(path, headers=bench.HEADERS).get_response(app)
+    if resp.status_int != 200:
+        raise RuntimeError(f'{path}: {resp.status} {resp.body[:300]!r}')
+    return resp.body
+
+
+def measure(app, name, path, args, profile=None):
+    for _ in range(args.warmups):
+        body = answer(app, path)
+    cpu, wall = [], []
+    for _ in range(args.repetitions):
+        started, started_cpu = time.perf_counter(), time.process_time()
+        if profile is not None:
+            profile.enable()
+        body = answer(app, path)
+        if profile is not None:
+            profile.disable()
+        cpu.append(time.process_time() - started_cpu)
+        wall.append(time.perf_counter() - started)
+    return {'query': name, 'bytes': len(body),
+            'sha1': hashlib.sha1(body).hexdigest()[:10],
+            'cpu_ms': 1000 * statistics.median(cpu),
+            'wall_ms': 1000 * statistics.median(wall)}
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('database_url')
+    parser.add_argument('--phase', choices=['flat', 'nested'])
+    parser.add_argument('--repetitions', type=int, default=20)
+    parser.add_argument('--warmups', type=int, default=3)
+    parser.add_argument('--query', default='',
+                        help='measure only the queries whose name holds it')
+    parser.add_argument('--profile', help='write a cProfile here')
+    parser.add_argument('--json', help='write the results here')
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    phase = args.phase or ('nested' if re.search(
+        r'_nested$', sa.engine.make_url(args.database_url).database or '')
+        else 'flat')
+    app, db = build_app(args.database_url)
+    profile = cProfile.Profile(time.process_time) if args.profile else None
+    rows = []
+    try:
+        for name, path in queries(args.database_url, phase):
+            if args.query in name:
+                rows.append(measure(app, name, path, args, profile))
+                row = rows[-1]
+                print(f'{name:48} {row["bytes"]:>9} {row["sha1"]} '
+                      f'cpu {row["cpu_ms"]:7.2f} ms '
+                      f'wall {row["wall_ms"]:7.2f} ms', flush=True)
+    finally:
+        db.dispose()
+    if profile is not None:
+        profile.dump_stats(args.profile)
+    if args.json:
+        with open(args.json, 'w') as f:
+            json.dump({'phase': phase, 'results': rows}, f, indent=1)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
