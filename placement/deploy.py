@@ -59,7 +59,8 @@ def build_stack(conf, db, enforcer):
     """
     zones.Zones.from_conf(conf)
     profiler.setup(conf, db)
-    application = router.Router()
+    application = router.Router(
+        stream_above_bytes=conf.api.stream_above_bytes)
     for middleware in (
             microversion_middleware.MicroversionMiddleware,
             context.make_middleware(conf, db, enforcer),

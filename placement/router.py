@@ -12,6 +12,9 @@ microversion). A routed request passes :mod:`placement.request_checks`
 :class:`~placement.util.Result` is rendered by :func:`render`.
 """
 
+import contextlib
+import logging
+
 import routes
 import webob
 import webob.exc
@@ -24,6 +27,10 @@ from placement import query
 from placement import request_checks
 from placement import util
 from placement import wsgi_wrapper
+from placement.conf import api as api_conf
+from placement.metrics import definitions as metrics
+
+LOG = logging.getLogger(__name__)
 
 #: Where the router leaves the URL template of the routed request.
 ROUTE_ENVIRON = 'placement.route'
@@ -67,7 +74,8 @@ def _not_found(path, what='The resource'):
         f'{what} could not be found: {client_text.clip(path)}')
 
 
-def render(operation, req, result):
+def render(operation, req, result,
+           stream_above_bytes=api_conf.STREAM_ABOVE_BYTES):
     """The success response of ``result``, as ``operation`` declares it.
 
     The status is the one the operation declares at the microversion
@@ -75,8 +83,11 @@ def render(operation, req, result):
     ``produces``; from 1.15 a GET, and a ``dated`` write, carries
     Last-Modified and Cache-Control. The body is ``result.data`` as JSON
     (:func:`placement.util.dump_json_chunks`: large arrays in it are
-    serialised a chunk at a time) with its Content-Length. A handler
-    that answers a file or a redirect gives its own webob response.
+    serialised a chunk at a time): up to ``stream_above_bytes`` (``[api]
+    stream_above_bytes``) it is made before the status line and sent
+    with its Content-Length; past them the rest is made as the server
+    sends it (a :class:`Stream`, without Content-Length). A handler that
+    answers a file or a redirect gives its own webob response.
     """
     if isinstance(result, webob.Response):
         return result
@@ -86,19 +97,64 @@ def render(operation, req, result):
         # webob gives every new response a default type; drop it.
         response.content_type = None
     else:
-        # A large body is several bytes objects (util.JsonArray), sent
-        # as they are with their summed Content-Length.
         chunks = util.dump_json_chunks(result.data)
+        head, size = [], 0
+        for chunk in chunks:
+            head.append(chunk)
+            size += len(chunk)
+            if size > stream_above_bytes:
+                body = {'app_iter': Stream(head, chunks, req.environ)}
+                break
+        else:
+            body = {'app_iter': head, 'content_length': size}
         response = webob.Response(
             status=status, content_type=operation.produces[0],
-            charset=None, app_iter=chunks,
-            content_length=sum(map(len, chunks)))
+            charset=None, **body)
     if result.location is not None:
         response.location = result.location
     if req.method == 'GET' or result.dated:
         util.add_last_modified(req, response, result.last_modified,
                                result.undated)
     return response
+
+
+class Stream:
+    """A streamed body: its first chunks, made before the status line,
+    then the rest, made as the WSGI server asks for them.
+
+    What fails once the status line is sent cannot become an error
+    answer: it is logged, counted
+    (``placement_responses_cut_total``) and raised again, so that the
+    server drops the connection and the client reads an incomplete body
+    (a chunked one without its last chunk, and JSON that does not
+    parse), never a complete-looking wrong one. What the body holds
+    until it is closed (the request's pause of the cycle collector) is
+    released by :meth:`close`, which every WSGI server calls.
+    """
+
+    def __init__(self, head, rest, environ):
+        self._head = head
+        self._rest = rest
+        self._environ = environ
+        #: Released on close.
+        self.held = contextlib.ExitStack()
+
+    def __iter__(self):
+        head, self._head = self._head, None
+        yield from head
+        del head
+        try:
+            yield from self._rest
+        except Exception:
+            metrics.RESPONSES_CUT.inc()
+            LOG.exception('A streamed answer to %s %s failed after its '
+                          'first byte: the connection is dropped',
+                          self._environ.get('REQUEST_METHOD'),
+                          self._environ.get('PATH_INFO'))
+            raise
+
+    def close(self):
+        self.held.close()
 
 
 def _declared_status(operation, req):
@@ -159,9 +215,12 @@ def _check_body_headers(req):
 class Router:
     """Dispatch a request to its handler, or answer 404/405."""
 
-    def __init__(self, table=None):
+    def __init__(self, table=None,
+                 stream_above_bytes=api_conf.STREAM_ABOVE_BYTES):
         self._routes = Routes(
             table or operations.OPERATIONS + operations.REPORTS)
+        #: ``[api] stream_above_bytes``: see :func:`render`.
+        self._stream_above_bytes = stream_above_bytes
 
     @staticmethod
     def _available(methods, req):
@@ -196,17 +255,21 @@ class Router:
                 f'Allowed: {allow}', headers=[('Allow', allow)])
         req.environ['wsgiorg.routing_args'] = ((), match)
         if not route.large_answer:
-            return _respond(route, req)
-        # Resumed once the answer's objects are freed, the collector has
-        # no pass over them to make.
-        with gc_pause.no_cycle_collection():
-            return _respond(route, req)
+            return self._respond(route, req)
+        # Resumed once the answer's objects are freed (a streamed one's
+        # when the server closes it), the collector has no pass over
+        # them to make.
+        with contextlib.ExitStack() as paused:
+            paused.enter_context(gc_pause.no_cycle_collection())
+            response = self._respond(route, req)
+            if isinstance(response.app_iter, Stream):
+                response.app_iter.held.push(paused.pop_all())
+            return response
 
-
-def _respond(route, req):
-    """The response of ``route``'s handler to ``req``."""
-    with request_checks.url_checked_first(route, req):
-        request_checks.before_handler(route, req)
-        req.environ[query.ENVIRON] = query.parse(route, req)
-        result = route.handler(req)
-    return render(route, req, result)
+    def _respond(self, route, req):
+        """The response of ``route``'s handler to ``req``."""
+        with request_checks.url_checked_first(route, req):
+            request_checks.before_handler(route, req)
+            req.environ[query.ENVIRON] = query.parse(route, req)
+            result = route.handler(req)
+        return render(route, req, result, self._stream_above_bytes)

@@ -108,16 +108,18 @@ def _no_lazy(value):
 
 
 def dump_json_chunks(data):
-    """``data`` as a list of JSON bytes whose concatenation is
+    """``data`` as an iterator of JSON bytes whose concatenation is
     ``orjson.dumps`` of the same data made whole.
 
     :class:`JsonArray` and :class:`JsonObject` values, and generators
     (arrays), anywhere in ``data`` are made and serialised a chunk at a
-    time (the operations that answer them pause the cycle collector,
-    :attr:`placement.operations.Operation.large_answer`): orjson
-    writes the rest once, with a marker in their place, and their chunks
-    are put in at the markers. Without any, the list holds the one bytes
-    of the whole (orjson: no per-object Python work).
+    time, as the iterator is consumed (the operations that answer them
+    pause the cycle collector,
+    :attr:`placement.operations.Operation.large_answer`, and stream
+    them, :func:`placement.router.render`): orjson writes the rest
+    once, with a marker in their place, and their chunks are put in at
+    the markers. Without any, the iterator gives the one bytes of the
+    whole (orjson: no per-object Python work).
     """
     lazy = []
     marker = f'lazy-{uuid.uuid4().hex}-'
@@ -133,15 +135,15 @@ def dump_json_chunks(data):
     with timing.serialising():
         whole = orjson.dumps(data, default=mark)
     if not lazy:
-        return [whole]
+        return iter([whole])
     return _spliced(whole, b'"' + marker.encode(), lazy)
 
 
 def _spliced(whole, marker, lazy):
     """The bytes of ``whole`` with the chunks of each lazy value in
-    place of its marker (``"<marker><index>"``)."""
+    place of its marker (``"<marker><index>"``), a chunk at a time."""
     first, *rest = whole.split(marker)
-    chunks, pending = [], [first]
+    pending = [first]
     for part in rest:
         index, after = part.split(b'"', 1)
         value = lazy[int(index)]
@@ -149,13 +151,11 @@ def _spliced(whole, marker, lazy):
         pending.append(opening)
         for number, chunk in enumerate(value.chunks()):
             # The chunk without its brackets, after what is pending.
-            chunks.append(b''.join(
-                [*pending, b',' if number else b'',
-                 memoryview(chunk)[1:-1]]))
+            yield b''.join([*pending, b',' if number else b'',
+                            memoryview(chunk)[1:-1]])
             pending = []
         pending += [closing, after]
-    chunks.append(b''.join(pending))
-    return chunks
+    yield b''.join(pending)
 
 
 def add_last_modified(req, response, last_modified=None, undated=False):

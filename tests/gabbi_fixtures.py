@@ -189,3 +189,10 @@ class ReportsFixture(APIFixture):
     def start_fixture(self):
         super().start_fixture()
         report_data.load(_APP)
+
+
+class StreamingFixture(APIFixture):
+    """``[api] stream_above_bytes = 0``: every JSON answer is streamed
+    (sent as it is made, without Content-Length)."""
+
+    settings = {('api', 'stream_above_bytes'): 0}

@@ -2,8 +2,10 @@
 
 The validated query string becomes a :class:`CandidateRequest`
 (:func:`placement.provider_query.candidate_request`); the
-object layer answers it with :class:`Candidates`, which are rendered for
-the request's microversion.
+object layer answers it with a :class:`~candidate_obj.Found`, rendered
+for the request's microversion as it is sent: the allocation requests
+as the candidates are made, then the summaries of the providers they
+involve.
 """
 
 from placement import microversion
@@ -57,37 +59,50 @@ def _summary(provider, classes, traits, nested):
     return data
 
 
-def _summaries(req, request, found, candidates):
-    """Summaries of the providers to show at the request's microversion.
+def _summaries(req, request, found, allocated):
+    """Summaries of the providers to show at the request's microversion,
+    made once every allocation request is (a generator: the candidates
+    decide which providers are involved).
 
     From 1.29 every provider of the involved trees; before, only those
-    allocated from. Before 1.27 only the requested classes are shown.
+    allocated from (``allocated``, filled as the requests are made).
+    Before 1.27 only the requested classes are shown. The answer is
+    counted in the metrics once it is all made.
     """
     summaries = found.summaries
-    nested = microversion.at_least(req, _NESTED)
-    if not nested:
-        used = {uuid for candidate in candidates
-                for uuid in candidate.allocations}
-        summaries = {uuid: summary for uuid, summary in summaries.items()
-                     if uuid in used}
+    nested = allocated is None
     classes = None
     if not microversion.at_least(req, _ALL_INVENTORIES):
         classes = {name for group in request.groups
                    for name in group.resources}
     traits = microversion.at_least(req, _TRAITS)
-    return ((uuid, _summary(summary, classes, traits, nested))
-            for uuid, summary in summaries.items())
+    for uuid, summary in summaries.items():
+        if nested or uuid in allocated:
+            yield uuid, _summary(summary, classes, traits, nested)
+    candidate_metrics.answered(len(request.groups), found)
+
+
+def _allocating(candidates, allocated):
+    """``candidates``, the uuids they allocate from added to
+    ``allocated`` (a set) as they pass."""
+    for candidate in candidates:
+        allocated.update(candidate.allocations)
+        yield candidate
 
 
 def render(req, request, found):
-    """The response body for :class:`Candidates` ``found``, its parts
-    made as they are serialised (a part is as large as the answer)."""
-    candidates = found.candidates
+    """The response body for the :class:`~candidate_obj.Found`
+    ``found``, its parts made as they are serialised (the requests are
+    as many as the candidates), the summaries after the requests."""
+    candidates, allocated = found, None
+    if not microversion.at_least(req, _NESTED):
+        allocated = set()
+        candidates = _allocating(found, allocated)
     return {
         'allocation_requests': util.JsonArray(
             _allocation_requests(req, candidates)),
         'provider_summaries': util.JsonObject(
-            _summaries(req, request, found, candidates)),
+            _summaries(req, request, found, allocated)),
     }
 
 
@@ -96,7 +111,6 @@ def list_allocation_candidates(req):
     request = provider_query.candidate_request(microversion.of(req),
                                                query.of(req))
     with provider_query.resources_named_known():
-        found = context.db.read(candidate_obj.get_candidates, request,
+        found = context.db.read(candidate_obj.search, request,
                                 context.config)
-    candidate_metrics.answered(len(request.groups), found)
     return util.Result(render(req, request, found))

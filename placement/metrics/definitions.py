@@ -61,6 +61,11 @@ POOL_SIZE = prom.Gauge(
     'Connections the pools keep (max_pool_size).', ('engine',),
     multiprocess_mode='livesum')
 
+RESPONSES_CUT = prom.Counter(
+    'placement_responses_cut',
+    'Streamed answers that failed after their first byte (the '
+    'connection dropped, the client left with an incomplete body).')
+
 CANDIDATE_REQUESTS = prom.Counter(
     'placement_allocation_candidates_requests',
     'GET /allocation_candidates answered, by number of request groups '

@@ -2,8 +2,9 @@
 
 :func:`middleware` counts every request by method, route template (the
 operation table's ``/resource_providers/{uuid}``, never a raw path) and
-status, with its duration, SQL time (:mod:`placement.timing`) and body
-sizes, and leaves the :class:`~placement.metrics.exposition.Exposition`
+status, with its duration until the status line, SQL time
+(:mod:`placement.timing`) and body sizes (a streamed answer's once it
+is sent), and leaves the :class:`~placement.metrics.exposition.Exposition`
 in the environ for ``GET /metrics``. :func:`management` answers the
 requests ``placement-api`` accepted on ``[metrics] listen_port``.
 """
@@ -45,6 +46,7 @@ class _Routes:
 
 
 def _observe(environ, route, status, response_length):
+    """Count the request; its labels, for a streamed body's size."""
     spent = timing.of(environ).split()
     method = environ['REQUEST_METHOD']
     labels = (method if method in _METHODS else 'other', route, status)
@@ -53,8 +55,33 @@ def _observe(environ, route, status, response_length):
     definitions.SQL_SECONDS.labels(*labels).observe(spent['sql'])
     definitions.REQUEST_BYTES.labels(*labels).observe(
         _integer(environ.get('CONTENT_LENGTH')))
-    definitions.RESPONSE_BYTES.labels(*labels).observe(
-        _integer(response_length))
+    if response_length is not None:
+        definitions.RESPONSE_BYTES.labels(*labels).observe(
+            _integer(response_length))
+    return labels
+
+
+class _Sized:
+    """A streamed body (no Content-Length): its size is observed once
+    the server closes it, after its last byte."""
+
+    def __init__(self, body, labels):
+        self._body = body
+        self._labels = labels
+        self._size = 0
+
+    def __iter__(self):
+        for chunk in self._body:
+            self._size += len(chunk)
+            yield chunk
+
+    def close(self):
+        try:
+            if hasattr(self._body, 'close'):
+                self._body.close()
+        finally:
+            definitions.RESPONSE_BYTES.labels(*self._labels).observe(
+                self._size)
 
 
 def _integer(value):
@@ -88,12 +115,15 @@ def middleware(conf, db, extra_paths):
                 return start_response(status, headers, exc_info)
             definitions.IN_FLIGHT.inc()
             try:
-                return application(environ, start)
+                body = application(environ, start)
             finally:
                 definitions.IN_FLIGHT.dec()
-                _observe(environ, routes.of(environ),
-                         answered.get('status', '500'),
-                         answered.get('length'))
+                labels = _observe(environ, routes.of(environ),
+                                  answered.get('status', '500'),
+                                  answered.get('length'))
+            if answered.get('length') is None:
+                body = _Sized(body, labels)
+            return body
         return measured
     return wrap
 

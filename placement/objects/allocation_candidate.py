@@ -45,6 +45,11 @@ inventory holds or a trait no provider has, is answered at once
    limit.
 3. *Summaries* of the trees of the candidates returned and of the
    trees of their sharing providers, from the data already loaded.
+
+Without a limit, steps 0 and 1 and the loading of every narrowed tree
+happen in :func:`search` (rows bounded by the providers), and the
+candidates (bounded by their combinations) are made as the answer is
+written: a worker holds the trees, never the candidates (:class:`Found`).
 """
 
 import collections
@@ -57,29 +62,93 @@ from placement.objects import candidate_windows
 
 
 def get_candidates(conn, request, conf):
-    """The :class:`candidate_request.Candidates` answering ``request``.
+    """The :class:`candidate_request.Candidates` answering ``request``,
+    whole (:func:`search`, its candidates all made)."""
+    return search(conn, request, conf).whole()
 
-    Unknown resource classes or traits are BadRequest; an in_tree
-    provider that does not exist matches nothing.
+
+def search(conn, request, conf):
+    """The :class:`Found` answering ``request``.
+
+    Every database read happens here (inside the caller's transaction):
+    with a limit the candidates are chosen now (there are at most as many
+    as the limit); without one every tree of the narrowed roots is loaded
+    (as many rows as providers), and the candidates, as many as their
+    combinations, are made from them as the answer is read. Unknown
+    resource classes or traits are BadRequest; an in_tree provider that
+    does not exist matches nothing.
     """
     limit = _limit(request, conf)
     randomize = conf.placement.randomize_allocation_candidates
     narrowing = candidate_narrowing.Narrowing(conn, request)
     names = narrowing.names
-    if not narrowing.may_match():
-        return candidate_request.Candidates(candidates=[], summaries={})
-    trees = candidate_loading.Trees(conn, narrowing, names)
     progress = candidate_windows.Progress()
+    if not narrowing.may_match():
+        return Found((), None, None, progress)
+    trees = candidate_loading.Trees(conn, narrowing, names)
     windows = (progress.narrowed(narrowing.narrow(window), randomize)
                for window in candidate_windows.windows(
                    conn, limit, randomize, progress, narrowing.members_share))
-    found = _strategy(conf)(trees.candidates_by_root(windows, limit))
-    chosen = list(itertools.islice(progress.counted(found), limit))
-    return candidate_request.Candidates(
-        candidates=[candidate for _, candidate in chosen],
-        summaries=trees.summaries(chosen),
-        limited=limit is not None and len(chosen) == limit,
-        seconds_to_first=progress.seconds_to_first)
+    per_root = trees.candidates_by_root(windows, limit)
+    if limit is None:
+        per_root = list(per_root)
+    found = progress.counted(_strategy(conf)(per_root))
+    if limit is not None:
+        found = list(itertools.islice(found, limit))
+    return Found(found, trees, limit, progress)
+
+
+class Found:
+    """The candidates answering a request, made as they are iterated
+    (once), and the summaries of the providers they involve, known once
+    they all are: the answer is written as it is made
+    (:func:`placement.router.render`), and holds the providers of the
+    trees involved, not the candidates."""
+
+    def __init__(self, chosen, trees, limit, progress):
+        self._chosen = chosen
+        self._trees = trees
+        self._limit = limit
+        self._progress = progress
+        #: The roots of the trees involved so far, in order.
+        self._roots = {}
+
+    def __iter__(self):
+        roots = self._roots
+        for root, candidate in self._chosen:
+            roots.update(self._trees.roots_of(root, candidate))
+            yield candidate
+
+    @property
+    def summaries(self):
+        """``{uuid: Provider}`` of every provider of the trees of the
+        candidates iterated (and of the trees of the sharing providers
+        they use), once they all are."""
+        if self._trees is None:
+            return {}
+        return self._trees.summaries(self._roots)
+
+    @property
+    def count(self):
+        """Candidates iterated so far."""
+        return self._progress.taken
+
+    @property
+    def limited(self):
+        """Whether the answer holds as many candidates as the limit."""
+        return self._limit is not None and self.count == self._limit
+
+    @property
+    def seconds_to_first(self):
+        """How long the search took to find the first (None: none)."""
+        return self._progress.seconds_to_first
+
+    def whole(self):
+        """The :class:`candidate_request.Candidates` of every candidate."""
+        candidates = list(self)
+        return candidate_request.Candidates(
+            candidates=candidates, summaries=self.summaries,
+            limited=self.limited, seconds_to_first=self.seconds_to_first)
 
 
 def _limit(request, conf):

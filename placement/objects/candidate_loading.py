@@ -102,17 +102,18 @@ class Trees:
                 p for p in reachable if p in slot.roots)))
         return options
 
-    def summaries(self, chosen):
-        """Summaries of every provider of the trees of ``chosen`` and of
-        the trees of the sharing providers they use."""
-        involved = {}
-        for root, candidate in chosen:
-            roots = [root] + [self.by_uuid[uuid].root_id
-                              for uuid in candidate.uuids]
-            for tree_root in dict.fromkeys(roots):
-                for provider in self.by_root[tree_root]:
-                    involved[provider.uuid] = provider
-        return involved
+    def roots_of(self, root, candidate):
+        """The roots of the trees a candidate of ``root``'s tree
+        involves: its own, then those of the sharing providers it uses,
+        as keys of a dict (in order, once each)."""
+        by_uuid = self.by_uuid
+        return dict.fromkeys(
+            [root, *[by_uuid[uuid].root_id for uuid in candidate.uuids]])
+
+    def summaries(self, roots):
+        """Summaries of every provider of the trees of ``roots``."""
+        return {provider.uuid: provider for root in roots
+                for provider in self.by_root[root]}
 
 
 def batches(items, first):

@@ -193,6 +193,21 @@ def test_only_candidates_with_sharing_providers_are_remembered():
     assert len(memo.seen) == 1
 
 
+def test_distinct_choices_in_a_tree_are_distinct_candidates():
+    """Why a tree's own candidates are yielded without keeping their
+    keys: the unsuffixed group's slots take distinct classes, and each
+    suffixed group (with the same classes, or none) has one slot."""
+    providers = tree((2, 1), (3, 2), (4, 1), capacity=8)
+    ids = (1, 2, 3, 4)
+    slots = [slot('', {'VF': 1}, ids), slot('', {'DISK': 1}, ids),
+             slot('1', {'VF': 1}, ids), slot('2', {'VF': 1, 'DISK': 1}, ids),
+             slot('3', {}, ids)]
+    for rules in (Rules(), Rules(isolate=True), Rules(nested=False)):
+        found = list(candidates(1, slots, rules, providers))
+        assert found
+        assert len({candidate_tree._key(c) for c in found}) == len(found)
+
+
 def test_equal_amounts_are_one_dict():
     providers = tree((2, 1), (3, 1))
     slots = [slot('', {'VF': 1}, (2, 3)), slot('', {'DISK': 1}, (2, 3))]

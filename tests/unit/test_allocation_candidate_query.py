@@ -20,8 +20,10 @@ from placement import provider_query
 from placement import query
 from placement import util
 from placement.handlers import allocation_candidate as handler
+from placement.objects import allocation_candidate as candidate_obj
 from placement.objects import candidate_request as cr
 from placement.objects import candidate_tree
+from placement.objects import candidate_windows
 
 #: The newest microversion.
 LATEST = microversion.MAX_VERSION_STRING
@@ -440,11 +442,26 @@ REQUEST = cr.CandidateRequest(groups=(
     cr.RequestGroup(resources={'VCPU': 1, 'DISK_GB': 10}),))
 
 
+class _Trees:
+    """Trees whose summaries are ``summaries`` whatever the candidates."""
+
+    def __init__(self, summaries):
+        self._summaries = summaries
+
+    def roots_of(self, root, candidate):
+        return {root: None}
+
+    def summaries(self, roots):
+        return self._summaries
+
+
 def render(version, candidates=(CANDIDATE,), summaries=SUMMARIES):
     """The body as a client reads it (its parts are made lazily)."""
+    found = candidate_obj.Found(
+        [(1, candidate) for candidate in candidates], _Trees(summaries),
+        None, candidate_windows.Progress())
     return orjson.loads(b''.join(util.dump_json_chunks(handler.render(
-        _req('', version), REQUEST,
-        cr.Candidates(candidates=list(candidates), summaries=summaries)))))
+        _req('', version), REQUEST, found))))
 
 
 def test_render_list_form():

@@ -276,3 +276,21 @@ def test_large_answers_are_built_and_serialised_without_cycle_collection(
     assert response.json == {'items': [1]}
     assert states == [not large, not large]
     assert gc.isenabled()
+
+
+def test_a_streamed_answer_pauses_the_collector_until_closed():
+    """Past ``stream_above_bytes`` the body is a Stream without
+    Content-Length, its lazy parts made as the server reads it: the
+    collector stays paused until the server closes it."""
+    states = []
+    router = routing.Router((contract.Operation(
+        'GET', '/widgets', _collector_states(states), large_answer=True),),
+        stream_above_bytes=0)
+    response = stack.call(router, '/widgets')
+    assert isinstance(response.app_iter, routing.Stream)
+    assert 'Content-Length' not in response.headers
+    assert b''.join(response.app_iter) == b'{"items":[1]}'
+    assert states == [False, False]
+    assert not gc.isenabled()
+    response.app_iter.close()
+    assert gc.isenabled()

@@ -69,7 +69,7 @@ def _whole_and_chunked(items, pairs):
              'pairs': dict(pairs), 'after': 'é'}
     lazy = {'before': [1, {'a': None}], 'items': util.JsonArray(iter(items)),
             'pairs': util.JsonObject(iter(pairs)), 'after': 'é'}
-    return orjson.dumps(whole), util.dump_json_chunks(lazy)
+    return orjson.dumps(whole), list(util.dump_json_chunks(lazy))
 
 
 @pytest.mark.parametrize('count', [0, 1, 2, 3, 4, 7])
@@ -116,6 +116,12 @@ def test_items_are_made_while_serialised(monkeypatch):
     assert made == []
     assert next(array.chunks()) == b'[0,1]'
     assert made == [0, 1]
+    # In a body (streamed), as the body's chunks are read, and only then.
+    chunks = util.dump_json_chunks({'items': array})
+    assert made == [0, 1]
+    assert next(chunks) == b'{"items":[2,3'
+    assert made == [0, 1, 2, 3]
+    assert b''.join(chunks) == b',4]}'
 
 
 @pytest.mark.parametrize('count', [0, 1, 3])
@@ -141,9 +147,10 @@ def test_what_json_cannot_hold_is_still_refused():
     with pytest.raises(TypeError):
         util.dump_json_chunks({'a': object()})
     with pytest.raises(TypeError):
-        util.dump_json_chunks({'a': util.JsonArray([object()])})
+        list(util.dump_json_chunks({'a': util.JsonArray([object()])}))
 
 
 def test_a_body_without_lazy_parts_is_one_chunk():
-    assert util.dump_json_chunks({'a': [1, 2]}) == [b'{"a":[1,2]}']
-    assert util.dump_json_chunks([1]) == [b'[1]']
+    assert list(util.dump_json_chunks({'a': [1, 2]})) == [b'{"a":[1,2]}']
+    assert list(util.dump_json_chunks([1])) == [b'[1]']
+
