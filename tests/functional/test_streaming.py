@@ -135,6 +135,28 @@ def test_a_small_answer_keeps_its_content_length(stacks):
     assert response.content_length == len(response.body)
 
 
+@pytest.mark.parametrize('token, path, status', [
+    # The query string is checked before anything is made...
+    ('admin', '/allocation_candidates?resources=VCPU:x', 400),
+    ('admin', '/reports/capacity?bogus=1', 400),
+    # ...and so is the policy.
+    ('user', '/allocation_candidates?resources=VCPU:1', 403),
+    ('user', '/reports/capacity', 403),
+])
+def test_refusals_are_whole_error_documents(stacks, token, path, status):
+    """With every answer streamed, a refused request is still answered
+    by a whole JSON error document: the checks come before the first
+    byte."""
+    _whole, streamed = stacks
+    response = streamed.send('GET', path, {
+        'x-auth-token': token, 'accept': 'application/json',
+        'openstack-api-version': 'placement latest'})
+    assert response.status_int == status
+    assert response.content_length == len(response.body)
+    [error] = orjson.loads(response.body)['errors']
+    assert error['status'] == status
+
+
 def _failing_summary(*args):
     raise RuntimeError('lost after the first byte')
 
