@@ -249,7 +249,10 @@ def test_a_body_over_the_limit_is_refused_before_it_is_sent(tmp_path):
                              json.dumps({'name': name}).encode())
         assert status == 400  # the name's schema: too long, not too large
     finally:
-        assert processes.stop(process) == 0
+        # A graceful stop. About one stop in ten waits 10 s more after
+        # the refused 50,000,000-byte head (not yet explained); under
+        # CI's load that passed the default 30 s of patience.
+        assert processes.stop(process, timeout=90) == 0
 
 
 def test_two_instances_share_nothing(tmp_path):
