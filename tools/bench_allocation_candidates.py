@@ -70,6 +70,10 @@ HEADERS = {'openstack-api-version': 'placement latest',
 #: The admin passes every rule but reshape, which needs the service role.
 SERVICE_HEADERS = {**HEADERS, 'x-roles': 'admin,service'}
 AVX2 = 'HW_CPU_X86_AVX2'
+#: The share of the flat nodes with AVX2.
+AVX2_SHARE = 0.1
+#: Aggregates named by the flat member_of query, by default.
+MEMBER_OF = 5
 SHARES = 'MISC_SHARES_VIA_AGGREGATE'
 #: Every compute root (and PCI device) has it once nova 2026.2 runs,
 #: which then adds ``root_required=OWNER_NOVA`` to every request and
@@ -422,8 +426,9 @@ def load_in_batches(client, make, indices, threads, size=BATCH):
 
 
 def load_flat(client, args):
-    """10,000 compute nodes in 20 aggregates, 5 sharing DISK_GB providers,
-    allocations on a share of the nodes; returns the member_of aggs."""
+    """10,000 compute nodes in 20 aggregates, 10 % with AVX2, 4 sharing
+    DISK_GB providers (the set issue 30 describes), allocations on a
+    share of the nodes; returns the member_of aggs."""
     aggs = [str(uuid.uuid4()) for _ in range(args.aggregates)]
     # The aggregates nodes join: all, or those a query names.
     member = set(aggs[:max(args.member_of, args.sharing)]
@@ -438,14 +443,15 @@ def load_flat(client, args):
 
     def node(i):
         rng = random.Random(args.seed * 1_000_003 + i)
-        # OWNER_NOVA on every node, AVX2 on half, GOLD on a fifth.
-        traits = {OWNER, AVX2} if i % 2 == 0 else {OWNER}
-        traits |= {'CUSTOM_BENCH_GOLD'} if i % 5 == 0 else set()
         inventories = {
             'VCPU': _inventory(rng.choice((16, 32, 48, 64)), 16.0),
             'MEMORY_MB': _inventory(rng.choice((65536, 131072, 262144)),
                                     1.5, reserved=512),
             'DISK_GB': _inventory(rng.choice((1000, 2000, 4000)))}
+        # OWNER_NOVA on every node, AVX2 on a tenth (drawn: a modulus
+        # would tie it to the aggregates), GOLD on a fifth.
+        traits = {OWNER, AVX2} if rng.random() < AVX2_SHARE else {OWNER}
+        traits |= {'CUSTOM_BENCH_GOLD'} if i % 5 == 0 else set()
         agg = aggs[i % len(aggs)]
         return [(f'cn-{i}', inventories, traits,
                  [agg] if agg in member else [], None)]
@@ -783,9 +789,9 @@ def parse_args(argv):
     p.add_argument('--providers', type=int,
                    help='flat providers (overrides --size)')
     p.add_argument('--aggregates', type=int, default=20)
-    p.add_argument('--member-of', type=int, default=5,
+    p.add_argument('--member-of', type=int, default=MEMBER_OF,
                    help='aggregates named in the flat member_of query')
-    p.add_argument('--sharing', type=int, default=5)
+    p.add_argument('--sharing', type=int, default=4)
     p.add_argument('--queried-aggregates-only',
                    action=argparse.BooleanOptionalAction,
                    help='put flat nodes only in the aggregates the queries '

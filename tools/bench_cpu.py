@@ -68,7 +68,7 @@ def queries(url, phase):
         with engine.connect() as conn:
             member_of = list(conn.scalars(sa.text(
                 'SELECT uuid FROM placement_aggregates ORDER BY id '
-                'LIMIT :count'), {'count': 2}))
+                'LIMIT :count'), {'count': bench.MEMBER_OF}))
     finally:
         engine.dispose()
     return bench.flat_queries(member_of) + FIXED_COST
