@@ -141,14 +141,18 @@ def load_providers(conn, roots, names):
     """``{id: candidate_tree.Provider}`` for every provider of the trees
     of ``roots``, in one query.
 
-    A row per provider, its inventories (with usage) and trait ids
-    folded into strings by the database: the driver's cost is per row
-    and per column, and this way a provider is one row, not one per
-    inventory and trait. The uuids of parents and roots come from the
-    rows themselves (the trees are loaded whole). ``names`` is a
+    A provider's inventories (with usage) and trait ids come folded
+    into strings by the database, and the providers folded into strings
+    of many (:func:`candidate_folding.folded_rows`): the driver's cost
+    is per row and per column. The uuids of parents and roots come from
+    the rows themselves (the trees are loaded whole). ``names`` is a
     :class:`candidate_names.Names`.
     """
-    rows = conn.execute(_LOAD_TREES, {'roots': roots}).all()
+    rows = [(int(provider_id), uuid, int(parent) if parent else None,
+             int(root), inventories, traits)
+            for provider_id, uuid, parent, root, inventories, traits
+            in candidate_folding.unfolded_rows(
+                conn.scalars(_LOAD_TREES, {'roots': roots}))]
     uuids = {row[0]: row[1] for row in rows}
     names.traits({int(trait_id) for row in rows if row[5]
                   for trait_id in row[5].split(',')})
@@ -163,10 +167,11 @@ def load_providers(conn, roots, names):
         for row in rows}
 
 
-#: The rows of :func:`load_providers`; built once (its roots are an
-#: expanding parameter), so that a request neither builds nor coerces it.
-_LOAD_TREES = (
+#: The rows of :func:`load_providers`, folded; built once (its roots are
+#: an expanding parameter), so that a request neither builds nor
+#: coerces it.
+_LOAD_TREES = candidate_folding.folded_rows(
     sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id, _ROOT_ID,
               candidate_folding.folded_inventories(),
               candidate_folding.folded_traits())
-    .where(_ROOT_ID.in_(sa.bindparam('roots', expanding=True))))
+    .where(_ROOT_ID.in_(sa.bindparam('roots', expanding=True))), 'id')

@@ -175,24 +175,36 @@ def has_every_trait(provider_id, trait_ids):
         .having(sa.func.count() == len(trait_ids)))
 
 
-def trait_conditions(required, forbidden, per_provider=False):
-    """Conditions on :data:`RP`: the provider has one trait of each of
-    ``required`` (sets of ids) and none of ``forbidden`` (ids); looked
-    up per provider if ``per_provider``. The traits of sets of one are
-    one condition however many (as for :func:`member_of_every`)."""
+def trait_conditions(required, forbidden, per_provider=False,
+                     provider_id=RP.c.id):
+    """Conditions on :data:`RP`: the provider (or the one of
+    ``provider_id``, its root say) has one trait of each of ``required``
+    (sets of ids) and none of ``forbidden`` (ids); looked up per
+    provider if ``per_provider``. The traits of sets of one are one
+    condition however many (as for :func:`member_of_every`)."""
     single, any_of = each_of(required)
     probed = per_provider or looked_up_each(any_of)
-    conditions = [has_any_trait(RP.c.id, sorted(ids), probed)
+    conditions = [has_any_trait(provider_id, sorted(ids), probed)
                   for ids in any_of]
     if len(single) == 1:
-        conditions.append(has_any_trait(RP.c.id, sorted(single),
+        conditions.append(has_any_trait(provider_id, sorted(single),
                                         per_provider))
     elif single:
-        conditions.append(has_every_trait(RP.c.id, sorted(single)))
+        conditions.append(has_every_trait(provider_id, sorted(single)))
     if forbidden:
-        conditions.append(~has_any_trait(RP.c.id, sorted(forbidden),
+        conditions.append(~has_any_trait(provider_id, sorted(forbidden),
                                          per_provider))
     return conditions
+
+
+def tree_has_any_trait(trait_ids, per_provider=False):
+    """Condition: a provider of the tree of :data:`RP` (itself included)
+    has one of the traits (:func:`exists`)."""
+    member = RP.alias('tree_member')
+    return exists(member.c.root_provider_id == ROOT_ID,
+                  _RP_TRAIT.c.resource_provider_id == member.c.id,
+                  _RP_TRAIT.c.trait_id.in_(trait_ids),
+                  per_provider=per_provider)
 
 
 def sharing():

@@ -120,7 +120,7 @@ def explain(conn, request, max_misses):
     Unknown resource classes or traits are BadRequest, as for the
     candidates.
     """
-    narrowing = candidate_narrowing.Narrowing(conn, request)
+    narrowing = candidate_narrowing.Narrowing(conn, request, explaining=True)
     names = narrowing.names
     impossible = _impossible(conn, narrowing, request)
     slots, misses = [], []

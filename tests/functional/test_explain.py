@@ -132,7 +132,8 @@ class _World:
         if rng.random() < 0.1:
             params.append(('in_tree', rng.choice(self.providers)))
         if rng.random() < 0.2:
-            params.append(('root_required', rng.choice(TRAITS)))
+            params.append(('root_required', rng.choice(
+                [*TRAITS, *(f'!{name}' for name in TRAITS)])))
         suffixes = []
         for suffix in ('1', '2')[:rng.choice([0, 0, 1, 2])]:
             suffixes.append(suffix)
