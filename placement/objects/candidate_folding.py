@@ -61,22 +61,44 @@ def unfolded_rows(strings):
 
 def folded_inventories():
     """The provider's inventories as ``class:total:reserved:ratio:
-    max_unit:used`` joined by ``;`` (None without any); the usage is a
-    correlated sum that the index on allocations (provider, class,
-    used) answers alone."""
-    used = (sa.select(sa.func.coalesce(sa.func.sum(_ALLOC.c.used), 0))
-            .where(_ALLOC.c.resource_provider_id
-                   == _INV.c.resource_provider_id,
-                   _ALLOC.c.resource_class_id == _INV.c.resource_class_id)
-            .scalar_subquery())
+    max_unit`` joined by ``;`` (None without any); their usage is read
+    apart (:func:`usage`)."""
     fields = [_INV.c.resource_class_id, _INV.c.total, _INV.c.reserved,
-              _INV.c.allocation_ratio, _INV.c.max_unit, used]
+              _INV.c.allocation_ratio, _INV.c.max_unit]
     text = as_text(fields[0])
     for field in fields[1:]:
         text = text + ':' + as_text(field)
     return (sa.select(sa.func.aggregate_strings(text, ';'))
             .where(_INV.c.resource_provider_id == RP.c.id)
             .scalar_subquery())
+
+
+def usage(conn, roots):
+    """``{provider id: ((class id, used), ...)}`` of the providers of
+    the trees of ``roots`` that have allocations, the pairs sorted.
+
+    One grouped statement over the trees' allocations: a sum correlated
+    to each inventory of the tree load cost 11 of its 18 ms for 1,000
+    providers on MariaDB.
+    """
+    found = {}
+    for provider_id, class_id, used in unfolded_rows(conn.scalars(
+            _USAGE, {'roots': roots})):
+        found.setdefault(int(provider_id), []).append(
+            (int(class_id), int(used)))
+    return {provider_id: tuple(sorted(pairs))
+            for provider_id, pairs in found.items()}
+
+
+#: The rows of :func:`usage`, folded; built once (its roots are an
+#: expanding parameter).
+_USAGE = folded_rows(
+    sa.select(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
+              sa.func.sum(_ALLOC.c.used))
+    .join(RP, RP.c.id == _ALLOC.c.resource_provider_id)
+    .where(RP.c.root_provider_id.in_(sa.bindparam('roots', expanding=True)))
+    .group_by(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id),
+    'resource_provider_id')
 
 
 def folded_traits(trait_ids=None):
@@ -90,20 +112,23 @@ def folded_traits(trait_ids=None):
         .where(*conditions).scalar_subquery())
 
 
-def decode_inventories(folded, names):
+def decode_inventories(folded_and_used, names):
     """``{class: (capacity, used, free, max_unit)}`` of a folded
-    inventory string (:func:`folded_inventories`); ``free`` is the
-    capacity less what is used."""
+    inventory string (:func:`folded_inventories`) and its provider's
+    usage (a value of :func:`usage`); ``free`` is the capacity less
+    what is used."""
+    folded, used_by_class = folded_and_used
     inventories = {}
     if not folded:
         return inventories
     classes = names.classes
+    used_by_class = dict(used_by_class)
     for inventory in folded.split(';'):
-        class_id, total, reserved, ratio, max_unit, used = inventory.split(
-            ':')
+        class_id, total, reserved, ratio, max_unit = inventory.split(':')
+        class_id = int(class_id)
         limit = capacity.capacity(int(total), int(reserved), float(ratio))
-        used = int(used)
-        inventories[classes[int(class_id)]] = (
+        used = used_by_class.get(class_id, 0)
+        inventories[classes[class_id]] = (
             limit, used, limit - used, int(max_unit))
     return inventories
 

@@ -141,13 +141,15 @@ def load_providers(conn, roots, names):
     """``{id: candidate_tree.Provider}`` for every provider of the trees
     of ``roots``, in one query.
 
-    A provider's inventories (with usage) and trait ids come folded
-    into strings by the database, and the providers folded into strings
-    of many (:func:`candidate_folding.folded_rows`): the driver's cost
-    is per row and per column. The uuids of parents and roots come from
-    the rows themselves (the trees are loaded whole). ``names`` is a
-    :class:`candidate_names.Names`.
+    A provider's inventories and trait ids come folded into strings by
+    the database, and the providers folded into strings of many
+    (:func:`candidate_folding.folded_rows`): the driver's cost is per
+    row and per column. Their usage is a second statement
+    (:func:`candidate_folding.usage`). The uuids of parents and roots
+    come from the rows themselves (the trees are loaded whole).
+    ``names`` is a :class:`candidate_names.Names`.
     """
+    used = candidate_folding.usage(conn, roots)
     rows = [(int(provider_id), uuid, int(parent) if parent else None,
              int(root), inventories, traits)
             for provider_id, uuid, parent, root, inventories, traits
@@ -162,7 +164,8 @@ def load_providers(conn, roots, names):
             parent_uuid=uuids[row[2]] if row[2] is not None else None,
             root_uuid=uuids[row[3]],
             inventories=names.shared(
-                row[4], candidate_folding.decode_inventories),
+                (row[4], used.get(row[0], ())),
+                candidate_folding.decode_inventories),
             traits=names.shared(row[5], candidate_folding.decode_traits))
         for row in rows}
 

@@ -12,8 +12,8 @@ _RC = models.ResourceClass.__table__
 _TRAIT = models.Trait.__table__
 
 
-#: Distinct folded strings whose inventories and traits one request
-#: shares between providers.
+#: Distinct folded strings (with usage) whose inventories and traits one
+#: request shares between providers.
 MOST_SHARED = 10000
 
 
@@ -28,10 +28,11 @@ class Names:
         self._shared = {}
 
     def shared(self, folded, make):
-        """``make(folded, self)``, one object for each distinct string
-        (up to :data:`MOST_SHARED`): the providers of one model (and
-        usage) share their inventories and traits, which are most of
-        the memory of a large answer otherwise. Read only, then."""
+        """``make(folded, self)``, one object for each distinct
+        ``folded`` (a string, or a string and usage; up to
+        :data:`MOST_SHARED`): the providers of one model (and usage)
+        share their inventories and traits, which are most of the
+        memory of a large answer otherwise. Read only, then."""
         key = make, folded
         found = self._shared.get(key)
         if found is None:
