@@ -100,12 +100,12 @@ class Narrowing:
         tree_within = candidate_windows.within(window, _ROOT_ID)
         self.per_provider = bool(tree_within)
         found = {}
-        self.slots = []
-        for group in self.request.groups:
-            key = query_of(group)
-            if key not in found:
-                found[key] = self._group_slots(group, tree_within)
-            self.slots += [slot._replace(group=group) for slot in found[key]]
+        for keys, groups in _one_query_each(self.request.groups):
+            found.update(zip(keys, self._group_slots(groups, tree_within),
+                             strict=True))
+        self.slots = [slot._replace(group=group)
+                      for group in self.request.groups
+                      for slot in found[query_of(group)]]
         self.anchors = _anchors(self.conn, {
             provider_id: root for provider_id, root in self.sharing.items()
             if any(provider_id in slot.roots for slot in self.slots)},
@@ -231,33 +231,47 @@ class Narrowing:
         return {root for root, indexes in met.items()
                 if len(indexes) == len(self.collective)}
 
-    def _group_slots(self, group, tree_within):
-        """The :class:`SlotProviders` of each slot of ``group``, from one
-        query: the providers of the window (``tree_within``), and the
-        sharing ones, that pass the group's conditions, each with a flag
-        per slot (can it serve that slot's resources on its own?) and,
-        in the unsuffixed group, the traits of its required sets that
-        the provider has.
+    def _group_slots(self, groups, tree_within):
+        """For each of ``groups``, the :class:`SlotProviders` of each of
+        its slots, from one query: the providers of the window
+        (``tree_within``), and the sharing ones, that pass the group's
+        conditions, each with a flag per slot (can it serve that slot's
+        resources on its own?) and, in the unsuffixed group, the traits
+        of its required sets that the provider has.
 
+        Several groups (suffixed ones that ask the same but traits,
+        :func:`_one_query_each`) have a flag each for their traits: the
+        capacity of a provider, the costly part, is then probed once.
         Every condition is a probe of the provider's own rows: a window
         costs what its providers cost, whatever the size of the cloud.
         """
+        group = groups[0]
         slots = slot_resources(group)
         collective = self.collective if not group.suffix else ()
         serving = [self._serving(resources) for resources in slots]
+        allocating = bool(group.resources)
         # One slot: its resources are conditions; several (one class
-        # each): flags.
+        # each): flags. The same for the traits of one group or several.
         flags = ([sa.and_(*conditions) for conditions in serving]
                  if len(slots) > 1 else [])
+        if len(groups) == 1:
+            trait_flags = []
+            traits = self._group_traits(group, allocating)
+        else:
+            trait_flags = [sa.and_(*conditions) if conditions else sa.true()
+                           for conditions in (self._group_traits(
+                               each, allocating) for each in groups)]
+            traits = [sa.or_(*trait_flags)]
         # The ids of each trait set, and the traits of them the provider
         # has, in one column however many the sets are.
         collective_ids = [frozenset(self.trait_ids_of(names))
                           for names in collective]
         held = ([candidate_folding.folded_traits(
             sorted(frozenset().union(*collective_ids)))] if collective else [])
-        query = sa.select(RP.c.id, _ROOT_ID, *flags, *held).where(
-            *self._group_conditions(group, bool(group.resources)),
-            *self._trees_that_may_qualify(group))
+        query = sa.select(
+            RP.c.id, _ROOT_ID, *flags, *held, *trait_flags).where(
+                *self._group_conditions(group), *traits,
+                *self._trees_that_may_qualify(group))
         if not flags:
             query = query.where(*serving[0])
         if tree_within:
@@ -265,14 +279,15 @@ class Narrowing:
             if self.sharing and group.resources:
                 in_window |= RP.c.id.in_(sorted(self.sharing))
             query = query.where(in_window)
+        if len(groups) > 1:
+            return self._slots_of_each(groups, slots[0], query)
         found = [({}, {}) for _ in slots]
         # One frozenset for each combination of trait sets met (keyed by
         # the traits held): a set per provider was most of the memory of
         # a large narrowing.
         combinations = {}
         traits_at = 2 + len(flags)
-        for row in candidate_folding.unfolded_rows(self.conn.scalars(
-                candidate_folding.folded_rows(query, 'id'))):
+        for row in _rows(self.conn, query):
             provider_id, root = int(row[0]), int(row[1])
             serves = ([flag == '1' for flag in row[2:traits_at]] if flags
                       else (True,))
@@ -291,9 +306,21 @@ class Narrowing:
                     roots[provider_id] = root
                     if collective:
                         traits_met[provider_id] = met
-        return [SlotProviders(group, resources, roots, traits_met)
-                for resources, (roots, traits_met)
-                in zip(slots, found, strict=True)]
+        return [[SlotProviders(group, resources, roots, traits_met)
+                 for resources, (roots, traits_met)
+                 in zip(slots, found, strict=True)]]
+
+    def _slots_of_each(self, groups, resources, query):
+        """The one slot of each of ``groups`` (suffixed), from the rows
+        of ``query``: id, root, and a flag per group."""
+        found = [{} for _ in groups]
+        for row in _rows(self.conn, query):
+            provider_id, root = int(row[0]), int(row[1])
+            for roots, flag in zip(found, row[2:], strict=True):
+                if flag == '1':
+                    roots[provider_id] = root
+        return [[SlotProviders(group, resources, roots, {})]
+                for group, roots in zip(groups, found, strict=True)]
 
     def _trees_that_may_qualify(self, group):
         """Conditions (maybe none) on ``RP`` of a search, not of an
@@ -333,27 +360,32 @@ class Narrowing:
             RP.c.id, self.class_ids[name], amount, self.per_provider)
             for name, amount in resources.items()]
 
-    def _group_conditions(self, group, allocating):
-        """Conditions on ``RP`` for a provider serving ``group``.
+    def _group_conditions(self, group):
+        """Conditions on ``RP`` for a provider serving ``group``, but its
+        traits (:meth:`_group_traits`).
 
         A provider of the unsuffixed group counts as a member of an
-        aggregate of its root; the required traits of an unsuffixed group
-        with resources are checked on its providers together, later.
+        aggregate of its root.
         """
         member_of = conditions.known_groups(group.member_of,
                                             self.aggregate_ids)
         if member_of is None:
             return [sa.false()]
-        required = (group.required_traits
-                    if group.suffix or not allocating else ())
         found = conditions.aggregate_conditions(
             member_of, conditions.known_ids(group.forbidden_aggregates,
                                             self.aggregate_ids),
             with_root=not group.suffix)
-        found += self._trait_conditions(required, group.forbidden_traits)
         if group.in_tree is not None:
             found.append(conditions.in_tree(group.in_tree))
         return found
+
+    def _group_traits(self, group, allocating):
+        """Conditions on ``RP``: the traits of a provider serving
+        ``group``. The required traits of an unsuffixed group with
+        resources are checked on its providers together, later."""
+        required = (group.required_traits
+                    if group.suffix or not allocating else ())
+        return self._trait_conditions(required, group.forbidden_traits)
 
     def trait_ids_of(self, names):
         """The ids of trait ``names`` (all known: the request's traits
@@ -403,6 +435,28 @@ def _trait_names(request):
     for group in request.groups:
         names.update(group.forbidden_traits, *group.required_traits)
     return names
+
+
+def _rows(conn, query):
+    """The rows of ``query`` as lists of text, read folded."""
+    return candidate_folding.unfolded_rows(
+        conn.scalars(candidate_folding.folded_rows(query, 'id')))
+
+
+def _one_query_each(groups):
+    """``(keys, groups)`` for each narrowing query of ``groups``: the
+    distinct groups (by :func:`query_of`) one query serves, and their
+    keys. Suffixed groups that differ only by their traits (two NICs
+    on two physical networks, say) share one."""
+    by_query = {}
+    for group in groups:
+        by_query.setdefault(query_of(group), group)
+    shared = collections.defaultdict(list)
+    for key, group in by_query.items():
+        # The key but its traits (query_of's third and fourth items).
+        shared[key[:2] + key[4:] if group.suffix else key].append(key)
+    return [(keys, [by_query[key] for key in keys])
+            for keys in shared.values()]
 
 
 def query_of(group):

@@ -570,19 +570,11 @@ def test_one_narrowing_query_per_distinct_group(world, monkeypatch):
     world.provider('CN', inventory={'VCPU': 4, 'MEMORY_MB': 1024})
     for child in range(3):
         world.provider(f'VF{child}', 'CN', {'SRIOV_NET_VF': 1})
-    queried = []
-    group_slots = candidate_narrowing.Narrowing._group_slots
-
-    def counted(narrowing, group, tree_within):
-        queried.append(group.suffix)
-        return group_slots(narrowing, group, tree_within)
-
-    monkeypatch.setattr(candidate_narrowing.Narrowing, '_group_slots',
-                        counted)
+    queried = _counted_narrowing_queries(monkeypatch)
     groups = [Group(resources={'VCPU': 1, 'MEMORY_MB': 256})] + [
         Group(str(index), {'SRIOV_NET_VF': 1}) for index in range(3)]
     found = world.search(*groups, group_policy='isolate')
-    assert queried == ['', '0']
+    assert queried == [('',), ('0',)]
     assert len(found.candidates) == 6    # the VFs in every order
     assert {world.named(candidate) for candidate in found.candidates} == {
         named(('CN', {'VCPU': 1, 'MEMORY_MB': 256}),
@@ -591,6 +583,50 @@ def test_one_narrowing_query_per_distinct_group(world, monkeypatch):
             for candidate in found.candidates} == {
         tuple(world.uuids[f'VF{child}'] for child in order)
         for order in itertools.permutations(range(3))}
+
+
+def _counted_narrowing_queries(monkeypatch):
+    """The suffixes of the groups of each narrowing query, as made."""
+    queried = []
+    group_slots = candidate_narrowing.Narrowing._group_slots
+
+    def counted(narrowing, groups, tree_within):
+        queried.append(tuple(group.suffix for group in groups))
+        return group_slots(narrowing, groups, tree_within)
+
+    monkeypatch.setattr(candidate_narrowing.Narrowing, '_group_slots',
+                        counted)
+    return queried
+
+
+def test_suffixed_groups_differing_by_traits_share_a_query(
+        world, monkeypatch):
+    """Suffixed groups that ask the same but traits are one narrowing
+    query (the capacity probed once a provider), and each group still
+    gets the providers with its own traits."""
+    world.provider('CN', inventory={'VCPU': 4})
+    for physnet in ('A', 'B'):
+        world.provider(f'NIC_{physnet}', 'CN', {'SRIOV_NET_VF': 2},
+                       traits=[f'CUSTOM_PHYSNET_{physnet}'])
+    world.provider('NIC_C', 'CN', {'SRIOV_NET_VF': 2},
+                   traits=['CUSTOM_PHYSNET_C', 'CUSTOM_SLOW'])
+    queried = _counted_narrowing_queries(monkeypatch)
+    vf = {'SRIOV_NET_VF': 1}
+    found = world.allocations(
+        Group(resources={'VCPU': 1}),
+        Group('A', vf, required_traits=({'CUSTOM_PHYSNET_A'},)),
+        Group('B', vf, required_traits=({'CUSTOM_PHYSNET_B'},)),
+        Group('ANY', vf, forbidden_traits=frozenset({'CUSTOM_SLOW'})),
+        Group('SLOW', vf, required_traits=({'CUSTOM_SLOW'},),
+              forbidden_traits=frozenset({'CUSTOM_PHYSNET_A'})),
+        group_policy='none')
+    assert queried == [('',), ('A', 'B', 'ANY', 'SLOW')]
+    vcpu = ('CN', {'VCPU': 1})
+    assert found == sorted([
+        named(vcpu, ('NIC_A', {'SRIOV_NET_VF': 2}), ('NIC_B', vf),
+              ('NIC_C', vf)),
+        named(vcpu, ('NIC_A', vf), ('NIC_B', {'SRIOV_NET_VF': 2}),
+              ('NIC_C', vf))])
 
 
 @pytest.fixture
