@@ -83,7 +83,7 @@ def search(conn, request, conf):
     narrowing = candidate_narrowing.Narrowing(conn, request)
     names = narrowing.names
     progress = candidate_windows.Progress()
-    if not narrowing.may_match():
+    if not narrowing.may_match(limit):
         return Found((), None, None, progress)
     trees = candidate_loading.Trees(conn, narrowing, names)
     windows = (progress.narrowed(narrowing.narrow(window), randomize)

@@ -88,6 +88,8 @@ class Narrowing:
         self.slots = []
         #: ``{sharing provider id: {root id}}`` of the current window.
         self.anchors = {}
+        #: ``{(after, limit): share}`` of :meth:`members_share`.
+        self._shares = {}
         #: Whether the current window bounds the providers: its
         #: conditions are then looked up per provider
         #: (:func:`conditions.exists`).
@@ -128,7 +130,7 @@ class Narrowing:
                 if (after is None or root > after)
                 and (last is None or root <= last)}
 
-    def may_match(self):
+    def may_match(self, limit=None):
         """False when the request can match nothing: a group asks for an
         amount that no inventory could hold even unallocated, or names
         only aggregates or traits that no provider is in or has.
@@ -138,7 +140,8 @@ class Narrowing:
         providers): here one statement of uncorrelated EXISTS, each an
         index range that stops at its first row, of at most
         :data:`MOST_TESTS` (the first ones, which is enough to be right:
-        each test is only a necessary condition).
+        each test is only a necessary condition). With a ``limit``, the
+        same statement samples :meth:`members_share` from the first id.
         """
         groups = self.request.groups
         tests = {}
@@ -161,7 +164,14 @@ class Narrowing:
                 tests[name, amount] = conditions.could_ever_fit(
                     self.class_ids[name], amount)
         tests = list(tests.values())[:MOST_TESTS]
-        return not tests or all(self.conn.execute(sa.select(*tests)).one())
+        first = candidate_windows.FIRST_AFTER, limit
+        sample = self._share_sample(*first) if limit is not None else None
+        if not tests and sample is None:
+            return True
+        row = self.conn.execute(sa.select(*tests, *(sample or ()))).one()
+        if sample is not None:
+            self._shares[first] = _share(limit, *row[len(tests):])
+        return all(row[:len(tests)])
 
     def members_share(self, after, limit):
         """The share of the providers after id ``after`` that are in an
@@ -171,27 +181,32 @@ class Narrowing:
         ids from the first after ``after`` (an index range whatever the
         size of the cloud; ids rather than providers: gaps left by
         deleted ones make the share smaller, the first window larger)."""
+        if (after, limit) not in self._shares:
+            sample = self._share_sample(after, limit)
+            self._shares[after, limit] = (
+                1.0 if sample is None
+                else _share(limit, *self.conn.execute(
+                    sa.select(*sample)).one()))
+        return self._shares[after, limit]
+
+    def _share_sample(self, after, limit):
+        """The columns of :meth:`members_share`'s sample (None: the
+        request names no aggregate that exists): the memberships, the
+        first id and the highest."""
         named = conditions.known_ids(
             (uuid for group in self.request.groups
              for uuids in group.member_of for uuid in uuids),
             self.aggregate_ids)
         if not named:
-            return 1.0
-        span = max(min(SAMPLE_PER_LIMIT * limit, candidate_windows.MOST_IDS),
-                   SAMPLE)
+            return None
         first = (sa.select(sa.func.min(RP.c.id)).where(RP.c.id > after)
                  .scalar_subquery())
-        members, lowest, highest = self.conn.execute(sa.select(
-            sa.select(sa.func.count()).select_from(_RP_AGG).where(
-                _RP_AGG.c.aggregate_id.in_(named),
-                _RP_AGG.c.resource_provider_id >= first,
-                _RP_AGG.c.resource_provider_id < first + span)
-            .scalar_subquery(),
-            first, sa.select(sa.func.max(RP.c.id)).scalar_subquery())
-        ).one()
-        if lowest is None:
-            return 1.0
-        return min(max(members, 1) / min(span, highest - lowest + 1), 1.0)
+        return (sa.select(sa.func.count()).select_from(_RP_AGG).where(
+                    _RP_AGG.c.aggregate_id.in_(named),
+                    _RP_AGG.c.resource_provider_id >= first,
+                    _RP_AGG.c.resource_provider_id < first + _span(limit))
+                .scalar_subquery(),
+                first, sa.select(sa.func.max(RP.c.id)).scalar_subquery())
 
     def via_sharing(self, slot):
         """The sharing providers through which ``slot`` reaches the
@@ -411,6 +426,23 @@ class Narrowing:
                                     self.request.root_forbidden),
             *candidate_windows.within(window, RP.c.id))
         return set(self.conn.scalars(query))
+
+
+def _span(limit):
+    """Provider ids :meth:`Narrowing.members_share` samples for
+    ``limit``."""
+    return max(min(SAMPLE_PER_LIMIT * limit, candidate_windows.MOST_IDS),
+               SAMPLE)
+
+
+def _share(limit, members, lowest, highest):
+    """:meth:`Narrowing.members_share` of its sample: ``members`` of
+    the ids from ``lowest`` (None: no provider after the first id) on,
+    ``highest`` the highest id."""
+    if lowest is None:
+        return 1.0
+    return min(max(members, 1) / min(_span(limit), highest - lowest + 1),
+               1.0)
 
 
 class SlotProviders(typing.NamedTuple):

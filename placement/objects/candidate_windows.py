@@ -22,6 +22,9 @@ RP = models.ResourceProvider.__table__
 #: providers for its ten answers, 10-25 % of its CPU; a request whose
 #: roots rarely qualify takes two windows more (16, 32) to reach 64.
 FIRST_WINDOW = 16
+#: The id after which the first window of a search that is not
+#: randomised starts: ids start at 1.
+FIRST_AFTER = 0
 #: More ids than a provider id (a 32-bit integer) can span: the most
 #: roots a window or a sample is sized to, whatever the limit.
 MOST_IDS = 2 ** 31
@@ -86,7 +89,7 @@ def windows(conn, limit, randomize, progress, members_share):
     if limit is None:
         yield None, None
         return
-    passes = [(0, None)]    # ids start at 1
+    passes = [(FIRST_AFTER, None)]
     if randomize:
         lowest, highest = conn.execute(
             sa.select(sa.func.min(RP.c.id), sa.func.max(RP.c.id))
