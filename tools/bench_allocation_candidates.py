@@ -221,14 +221,18 @@ def _read_status(pid, field):
 
 
 def _cpu_seconds(pid):
-    """User plus system CPU time of process ``pid`` so far (0 if gone)."""
+    """User plus system CPU time so far of process ``pid`` and of the
+    children it has reaped (0 if gone): PostgreSQL's backends, one per
+    connection, and gunicorn's restarted workers, once they exit, count
+    in their parent's."""
     try:
         with open(f'/proc/{pid}/stat') as f:
             fields = f.read().rsplit(')', 1)[1].split()
     except OSError:
         return 0.0
-    # utime and stime: fields 14 and 15 of proc(5), 12 and 13 after comm.
-    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+    # utime, stime, cutime and cstime: fields 14-17 of proc(5), 12-15
+    # after comm.
+    return sum(map(int, fields[11:15])) / os.sysconf('SC_CLK_TCK')
 
 
 class Server:
