@@ -47,6 +47,11 @@ SAMPLE = 4096
 _CLASS, _TRAIT, _AGGREGATE = 'class', 'trait', 'aggregate'
 #: The most tests of :meth:`Narrowing.may_match` (columns of one row).
 MOST_TESTS = 32
+#: The most required trait sets of the unsuffixed group whose probe of
+#: the tree :meth:`Narrowing._trees_that_may_qualify` adds (the first
+#: ones, enough to be right: each is only a necessary condition; a
+#: probe each of 1,700 nests beyond SQLite's 1,000 levels).
+MOST_TREE_TRAITS = 8
 
 
 class Narrowing:
@@ -357,7 +362,7 @@ class Narrowing:
             self.trait_ids_of(request.root_forbidden), self.per_provider,
             provider_id=_ROOT_ID)
         sharing = sorted(self.sharing) if group.resources else []
-        for names in self.collective:
+        for names in self.collective[:MOST_TREE_TRAITS]:
             ids = sorted(self.trait_ids_of(names))
             in_tree = conditions.tree_has_any_trait(ids, self.per_provider)
             if sharing:
