@@ -54,6 +54,10 @@ RC = models.ResourceClass.__table__
 RP = models.ResourceProvider.__table__
 CONSUMER = models.Consumer.__table__
 
+#: Built once: SQLAlchemy keys its cache of compiled statements by a
+#: key it computes once per statement object.
+_INSERT_ALLOCATIONS = sa.insert(ALLOC)
+
 
 @dataclasses.dataclass(frozen=True)
 class ConsumerAllocations:
@@ -437,7 +441,7 @@ def write_once(conn, requests):
     if state.providers:
         _swap_generations(conn, state.providers.values())
     if rows:
-        conn.execute(sa.insert(ALLOC), rows)
+        conn.execute(_INSERT_ALLOCATIONS, rows)
     consumer_obj.delete(conn, [request.uuid for request in requests
                                if not request.allocations])
 
