@@ -165,18 +165,15 @@ def _tagged(tag, **columns):
 _UUIDS = sa.bindparam('uuids', expanding=True)
 
 
-def _select_providers():
-    """The rows of the providers ``wanted`` and those consumers
-    ``emptied`` held allocations on: one per inventory (None columns for
-    a provider without any), with ``used``, the amount allocated of it
-    to consumers other than ``uuids``, whose allocations are replaced."""
+def _select_providers(condition):
+    """The rows of the providers that meet ``condition``: one per
+    inventory (None columns for a provider without any), with ``used``,
+    the amount allocated of it to consumers other than ``uuids``, whose
+    allocations are replaced."""
     used = (sa.select(sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0))
             .where(capacity.of_inventory_sql(ALLOC.c, INV.c),
                    ALLOC.c.consumer_id.not_in(_UUIDS))
             .scalar_subquery())
-    held = (sa.select(ALLOC.c.resource_provider_id)
-            .where(ALLOC.c.consumer_id.in_(
-                sa.bindparam('emptied', expanding=True))))
     return (
         _tagged(_PROVIDER, id=RP.c.id, provider=RP.c.uuid,
                 provider_id=RP.c.id, generation=RP.c.generation,
@@ -188,9 +185,23 @@ def _select_providers():
         .select_from(
             RP.outerjoin(INV, INV.c.resource_provider_id == RP.c.id)
             .outerjoin(RC, RC.c.id == INV.c.resource_class_id))
-        .where(sa.or_(
-            RP.c.uuid.in_(sa.bindparam('wanted', expanding=True)),
-            RP.c.id.in_(held))))
+        .where(condition))
+
+
+def _held():
+    """The condition of the providers that consumers ``emptied`` hold
+    allocations on.
+
+    A part of its own, not an OR with ``wanted``: MySQL and PostgreSQL
+    then scanned every provider for each write (1.5 and 4-12 ms at
+    10,000 providers, against 0.3 by the indexes). A provider both
+    wanted and held comes in both parts, with the same rows (one
+    statement, one snapshot).
+    """
+    return RP.c.id.in_(
+        sa.select(ALLOC.c.resource_provider_id)
+        .where(ALLOC.c.consumer_id.in_(
+            sa.bindparam('emptied', expanding=True))))
 
 
 def _owner_parameter(index, key):
@@ -198,12 +209,18 @@ def _owner_parameter(index, key):
 
 
 @functools.lru_cache(maxsize=64)
-def _read_statement(owner_keys):
+def _read_statement(owner_keys, emptying):
     """:func:`_read`'s statement for owners of the lookup keys
-    ``owner_keys`` (a tuple per owner), built once for each: building it
-    cost more CPU than running it. The values are bind parameters."""
+    ``owner_keys`` (a tuple per owner), and, when ``emptying``, the
+    providers that consumers being emptied hold allocations on; built
+    once for each: building it cost more CPU than running it. The
+    values are bind parameters."""
+    providers = [_select_providers(
+        RP.c.uuid.in_(sa.bindparam('wanted', expanding=True)))]
+    if emptying:
+        providers.append(_select_providers(_held()))
     return sa.union_all(
-        _select_providers(),
+        *providers,
         _tagged(_CONSUMER, uuid=CONSUMER.c.uuid, id=CONSUMER.c.id,
                 generation=CONSUMER.c.generation)
         .where(CONSUMER.c.uuid.in_(_UUIDS)),
@@ -240,8 +257,9 @@ def _read(conn, requests):
         **{_owner_parameter(index, key): name
            for index, names in enumerate(owners.values())
            for key, name in names.items()}}
-    statement = _read_statement(tuple(tuple(names)
-                                      for names in owners.values()))
+    statement = _read_statement(
+        tuple(tuple(names) for names in owners.values()),
+        bool(values['emptied']))
     state = _State({}, [], {owner: {} for owner in owners}, {})
     for row in conn.execute(statement, values):
         if row.tag == _PROVIDER:
