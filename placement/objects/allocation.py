@@ -14,11 +14,12 @@ order, which every writer follows so that locks are taken in one order:
    of an owner in one statement), which locks it;
 3. the consumers' old allocations are deleted;
 4. every amount is checked against capacity, min_unit, max_unit and
-   step_size; the providers' generations, as read, are
-   compare-and-swapped in one statement, which locks the rows in id
-   order;
-5. the new allocations are inserted (one statement), and the consumers
-   left without any are removed.
+   step_size; the new allocations are inserted (one statement), and
+   the consumers left without any are removed;
+5. last, the providers' generations, as read, are compare-and-swapped
+   in one statement, which locks the rows in id order: the providers
+   are where concurrent writers meet (a scheduler's claims go to the
+   few best hosts), and so are held locked for the COMMIT only.
 
 A claim of a new consumer is thus four statements and the COMMIT.
 Every writer that adds allocations to a provider or changes its
@@ -456,12 +457,12 @@ def write_once(conn, requests):
     _check_known(conn, requests, state.providers)
     rows = _new_rows(requests, state.providers)
     _check_capacity(rows, state.providers, state.old)
-    if state.providers:
-        _swap_generations(conn, state.providers.values())
     if rows:
         conn.execute(_INSERT_ALLOCATIONS, rows)
     consumer_obj.delete(conn, [request.uuid for request in requests
                                if not request.allocations])
+    if state.providers:
+        _swap_generations(conn, state.providers.values())
 
 
 def replace(db, requests, retries):

@@ -45,8 +45,9 @@ def test_claim_of_a_new_consumer(api):
         _claim(api, str(uuid.uuid4()), rp_uuid)
     # The consumers, their allocations and owners' ids, and the
     # providers' generations, inventories and usage; the consumer; the
-    # providers' generations; the allocations.
-    assert trips.statements == ['SELECT', 'INSERT', 'UPDATE', 'INSERT']
+    # allocations; last, the providers' generations, locked until the
+    # COMMIT only.
+    assert trips.statements == ['SELECT', 'INSERT', 'INSERT', 'UPDATE']
     assert (trips.commits, trips.pings, trips.rollbacks) == (1, 0, 0)
 
 
@@ -57,5 +58,5 @@ def test_claim_replacing_a_consumers_allocations(api):
     with round_trips.RoundTrips(api.db.engine) as trips:
         _claim(api, consumer, rp_uuid, generation=1)
     assert trips.statements == [
-        'SELECT', 'UPDATE', 'DELETE', 'UPDATE', 'INSERT']
+        'SELECT', 'UPDATE', 'DELETE', 'INSERT', 'UPDATE']
     assert (trips.commits, trips.pings) == (1, 0)
