@@ -156,9 +156,10 @@ def _tagged(tag, **columns):
     of _COLUMNS, NULL unless given. PostgreSQL types the UNION's columns
     part by part: one NULL in both of the first two parts becomes text
     (and then fails against an integer), so the first part, the
-    providers', gives every integer column.
+    providers', gives every integer column. The tag is written in the
+    statement, not sent as a parameter with every execution.
     """
-    return sa.select(sa.literal(tag).label('tag'), *(
+    return sa.select(sa.literal_column(str(tag), sa.Integer).label('tag'), *(
         columns.get(name, sa.null()).label(name) for name in _COLUMNS))
 
 
