@@ -25,6 +25,10 @@ PROJECT = models.Project.__table__
 USER = models.User.__table__
 CONSUMER_TYPE = models.ConsumerType.__table__
 
+#: Built once: SQLAlchemy keys its cache of compiled statements by a
+#: key it computes once per statement object.
+_INSERT_CONSUMERS = sa.insert(CONSUMER)
+
 #: How consumers without a type are shown (and queried in usages).
 UNKNOWN_TYPE = 'unknown'
 
@@ -161,7 +165,7 @@ def create(conn, uuids, values):
     """
     # Generation 1, as upstream: created (0), then written (+1).
     try:
-        conn.execute(sa.insert(CONSUMER), [
+        conn.execute(_INSERT_CONSUMERS, [
             {'uuid': uuid, 'generation': 1, **values} for uuid in uuids])
     except sa.exc.IntegrityError as exc:
         raise _conflict(uuids) from exc
