@@ -17,10 +17,11 @@ threads, keeping the server's threads busy at once).
 Through the server (the default): ``placement-api`` with its defaults
 (``--workers``, ``--threads``), the CPU of its master and workers from
 /proc, the HTTP server included. ``--before CHECKOUT`` serves another
-checkout's code (``PYTHONPATH``) in turn with this one's, ``--rounds``
-times, alternating, so that both see the same load; the figures are
-the median of the rounds. ``--in-process``: the whole WSGI stack built
-in this process on the same database, without an HTTP server
+checkout's code (``PYTHONPATH``) in turn with this one's (or
+``--after``'s: a copy keeps its code still while this one changes),
+``--rounds`` times, alternating, so that both see the same load; the
+figures are the median of the rounds. ``--in-process``: the whole WSGI
+stack built in this process on the same database, without an HTTP server
 (``time.process_time``); ``--profile FILE`` writes the cProfile of its
 measured requests.
 """
@@ -139,7 +140,7 @@ def _local(app, method, path, body):
 
 def measure(args, http, db_url, conf, workdir, computes, owner):
     """``{checkout: [{operation: ms}] per round}``."""
-    checkouts = {'this': None}
+    checkouts = {'this': args.after}
     if args.before:
         checkouts = {'before': args.before, **checkouts}
     rounds = {name: [] for name in checkouts}
@@ -188,6 +189,8 @@ def parse_args(argv):
                    help='requests of each operation per round')
     p.add_argument('--rounds', type=int, default=3)
     p.add_argument('--before', help='another checkout, served in turn')
+    p.add_argument('--after', help='the checkout measured as "this" (by '
+                   'default the installed one, this)')
     p.add_argument('--clients', type=int, default=1,
                    help='threads sending the requests to the server')
     p.add_argument('--in-process', action='store_true',
