@@ -53,17 +53,24 @@ def strip_identity(conf):
     With noauth2, what it reads as its token stays on the other paths.
     """
     kept = _NOAUTH_INPUTS if conf.api.auth_strategy == 'noauth2' else ()
+    # The WSGI environ keys of the headers, found once.
+    stripped = [_environ_key(name) for name in IDENTITY_HEADERS]
+    stripped_unless_public = [_environ_key(name) for name in IDENTITY_HEADERS
+                              if name not in kept]
 
     def middleware(application):
         def _call(environ, start_response):
-            headers = webob.Request(environ).headers
-            keep = () if _is_public(environ) else kept
-            for name in IDENTITY_HEADERS:
-                if name not in keep:
-                    headers.pop(name, None)
+            for key in (stripped if _is_public(environ)
+                        else stripped_unless_public):
+                environ.pop(key, None)
             return application(environ, start_response)
         return _call
     return middleware
+
+
+def _environ_key(header):
+    """The WSGI environ key of request header ``header``."""
+    return 'HTTP_' + header.upper().replace('-', '_')
 
 
 def _expand_roles(roles):

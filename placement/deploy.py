@@ -43,7 +43,15 @@ def _cors(conf):
 
 
 def _proxy_headers(conf):
+    """oslo.middleware's proxy headers, only when ``[oslo_middleware]
+    enable_proxy_headers_parsing`` is on: off, it changes nothing and
+    costs a webob layer per request (the workers are replaced to read a
+    changed configuration)."""
+    conf.register_opts(http_proxy_to_wsgi.OPTS, group='oslo_middleware')
+
     def middleware(application):
+        if not conf.oslo_middleware.enable_proxy_headers_parsing:
+            return application
         return http_proxy_to_wsgi.HTTPProxyToWSGI(application, conf)
     return middleware
 

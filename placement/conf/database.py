@@ -56,8 +56,8 @@ placement_db_opts = [
         'max_pool_size',
         help='Maximum number of SQL connections to keep open in a pool. '
              'Setting a value of 0 indicates no limit. Unset: '
-             'SQLAlchemy\'s default of 5 per process (not used with '
-             'SQLite).'),
+             'placement-api\'s --threads per worker, else SQLAlchemy\'s '
+             'default of 5 per process (not used with SQLite).'),
     cfg.IntOpt(
         'max_retries',
         default=10,

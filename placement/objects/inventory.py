@@ -77,12 +77,16 @@ def _inventory(row):
         last_modified=row.updated_at or row.created_at)
 
 
+#: Built once (see resource_provider._BY_UUID).
+_OF_PROVIDER = (
+    sa.select(RC.c.name, INV)
+    .join(RC, RC.c.id == INV.c.resource_class_id)
+    .where(INV.c.resource_provider_id == sa.bindparam('provider_id')))
+
+
 def get_all(conn, provider_id):
     """``{resource class name: Inventory}`` of a provider."""
-    rows = conn.execute(
-        sa.select(RC.c.name, INV)
-        .join(RC, RC.c.id == INV.c.resource_class_id)
-        .where(INV.c.resource_provider_id == provider_id))
+    rows = conn.execute(_OF_PROVIDER, {'provider_id': provider_id})
     return {row.name: _inventory(row) for row in rows}
 
 

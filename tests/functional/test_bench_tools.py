@@ -15,6 +15,7 @@ from tools import bench_audit
 from tools import bench_claims
 from tools import bench_cloud
 from tools import bench_cpu
+from tools import bench_fixed_cost
 from tools import bench_slow_clients
 
 TINY = ['--db', 'sqlite', '--providers', '30', '--trees', '2',
@@ -95,6 +96,24 @@ def test_cloud_simulation_reports_every_operation(tmp_path):
                and row['p99_ms'] >= row['p50_ms'] > 0
                for row in rows.values())
     assert window['service_cpu_ms'] > 0
+
+
+def test_fixed_cost_benchmark_measures_every_small_request(tmp_path):
+    """Both checkouts' rounds (here the same code) through a server."""
+    out = tmp_path / 'fixed.json'
+    assert bench_fixed_cost.main([
+        '--db', 'sqlite', '--computes', '10', '--requests', '4',
+        '--rounds', '1', '--clients', '2', '--workers', '1',
+        '--threads', '2', '--before', '.', '--json', str(out)]) == 0
+    medians = json.loads(out.read_text())['medians']
+    assert set(medians) == {
+        'GET .../allocations', 'GET .../inventories', 'GET .../aggregates',
+        'GET .../traits', 'GET /resource_providers?in_tree',
+        'GET /resource_providers?member_of&required',
+        'PUT /allocations/{consumer}', 'GET /allocations/{consumer}',
+        'DELETE /allocations/{consumer}'}
+    assert all(set(row) == {'before', 'this'} and min(row.values()) >= 0
+               for row in medians.values())
 
 
 def test_slow_clients_benchmark_measures_every_kind(tmp_path):

@@ -1,0 +1,238 @@
+"""The service's CPU per request of nova-compute's small requests.
+
+    PYTHONPATH=. .venv/bin/python -m tools.bench_fixed_cost [--db mysql]
+        [--computes 100] [--requests 200] [--rounds 3]
+        [--before CHECKOUT] [--in-process] [--profile FILE] [--json FILE]
+
+Creates a throw-away database on ``--db`` (mysql, postgresql or sqlite),
+loads ``--computes`` computes of ``bench_cloud.py`` through a
+``placement-api`` server, and then measures, for each request of the
+simulated cloud that is not a candidates query (one provider's
+allocations, inventories, aggregates and traits, the tree, the sharing
+providers, a consumer's allocations read, claimed and deleted), the
+CPU milliseconds of the service per request: ``--requests`` requests
+one after the other, from one client thread (``--clients``: that many
+threads, keeping the server's threads busy at once).
+
+Through the server (the default): ``placement-api`` with its defaults
+(``--workers``, ``--threads``), the CPU of its master and workers from
+/proc, the HTTP server included. ``--before CHECKOUT`` serves another
+checkout's code (``PYTHONPATH``) in turn with this one's (or
+``--after``'s: a copy keeps its code still while this one changes),
+``--rounds`` times, alternating, so that both see the same load; the
+figures are the median of the rounds. ``--in-process``: the whole WSGI
+stack built in this process on the same database, without an HTTP server
+(``time.process_time``); ``--profile FILE`` writes the cProfile of its
+measured requests.
+"""
+
+import argparse
+import contextlib
+import cProfile
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+
+import urllib3
+import webob
+
+from tools import bench_allocation_candidates as bench
+from tools import bench_cloud
+from tools import bench_cpu
+
+
+def operations(computes, owner, count):
+    """``(name, [(method, path, body)] * count)`` of each measured
+    operation, in order: the consumers claimed are read, then deleted."""
+    picked = [computes[i % len(computes)] for i in range(count)]
+    ops = [(f'GET .../{what}',
+            [('GET', f'/resource_providers/{c.root}/{what}', None)
+             for c in picked])
+           for what in ('allocations', 'inventories', 'aggregates',
+                        'traits')]
+    ops.append(('GET /resource_providers?in_tree',
+                [('GET', f'/resource_providers?in_tree={c.root}', None)
+                 for c in picked]))
+    ops.append(('GET /resource_providers?member_of&required', [
+        ('GET', f'/resource_providers?member_of=in:{c.aggregate}'
+         f'&required={bench.SHARES}', None) for c in picked]))
+    # Flat computes only: their root holds the whole flavor.
+    flat = [c for c in computes if len(c.providers) == 1]
+    claims = [(str(uuid.uuid4()), flat[i % len(flat)].root)
+              for i in range(count)]
+    ops.append(('PUT /allocations/{consumer}', [
+        ('PUT', f'/allocations/{instance}', bench_cloud._consumer_body(
+            {root: FLAVOR}, None, owner)) for instance, root in claims]))
+    ops.append(('GET /allocations/{consumer}', [
+        ('GET', f'/allocations/{instance}', None)
+        for instance, _root in claims]))
+    ops.append(('DELETE /allocations/{consumer}', [
+        ('DELETE', f'/allocations/{instance}', None)
+        for instance, _root in claims]))
+    return ops
+
+
+#: Small enough for every claim of a round to fit.
+FLAVOR = {'VCPU': 1, 'MEMORY_MB': 16, 'DISK_GB': 1}
+
+
+def over_server(http, server, ops, clients):
+    """CPU ms per request of the server's processes, per operation;
+    ``clients`` threads send the requests."""
+    results = {}
+    for name, calls in ops:
+        for method, path, body in calls[:5]:
+            if method == 'GET':
+                _send(http, server.endpoint, method, path, body)
+        before = server.cpu_seconds()
+        bench.run_parallel(
+            lambda call: _send(http, server.endpoint, *call), calls,
+            clients)
+        results[name] = 1000 * (server.cpu_seconds() - before) / len(calls)
+    return results
+
+
+def _send(http, endpoint, method, path, body):
+    resp = http.request(method, endpoint + path, json=body,
+                        headers=bench.HEADERS, retries=False)
+    if resp.status >= 300:
+        raise RuntimeError(f'{method} {path}: {resp.status} {resp.data!r}')
+
+
+def in_process(db_url, ops, profile):
+    """CPU ms per request of the whole stack in this process."""
+    app, db = bench_cpu.build_app(db_url)
+    results = {}
+    try:
+        for name, calls in ops:
+            if name.startswith('GET'):
+                for method, path, body in calls[:5]:
+                    _local(app, method, path, body)
+            spent = []
+            for method, path, body in calls:
+                started = time.process_time()
+                if profile is not None:
+                    profile.enable()
+                _local(app, method, path, body)
+                if profile is not None:
+                    profile.disable()
+                spent.append(time.process_time() - started)
+            results[name] = 1000 * statistics.mean(spent)
+    finally:
+        db.dispose()
+    return results
+
+
+def _local(app, method, path, body):
+    req = webob.Request.blank(path, method=method, headers=bench.HEADERS)
+    if body is not None:
+        req.body = json.dumps(body).encode()
+        req.content_type = 'application/json'
+    resp = req.get_response(app)
+    if resp.status_int >= 300:
+        raise RuntimeError(f'{method} {path}: {resp.status} {resp.body!r}')
+
+
+def measure(args, http, db_url, conf, workdir, computes, owner):
+    """``{checkout: [{operation: ms}] per round}``."""
+    checkouts = {'this': args.after}
+    if args.before:
+        checkouts = {'before': args.before, **checkouts}
+    rounds = {name: [] for name in checkouts}
+    profile = cProfile.Profile(time.process_time) if args.profile else None
+    for number in range(args.rounds):
+        for name, pythonpath in checkouts.items():
+            ops = operations(computes, owner, args.requests)
+            if args.in_process:
+                result = in_process(db_url, ops, profile)
+            else:
+                with bench.running_server(conf, workdir, args, http,
+                                          pythonpath) as server:
+                    result = over_server(http, server, ops, args.clients)
+            rounds[name].append(result)
+            print(f'round {number + 1} {name} (load '
+                  f'{os.getloadavg()[0]:.1f}): ' + ', '.join(
+                      f'{op} {ms:.2f}' for op, ms in result.items()),
+                  flush=True)
+    if profile is not None:
+        profile.dump_stats(args.profile)
+    return rounds
+
+
+def report(rounds):
+    names = list(rounds)
+    operations_measured = list(rounds[names[0]][0])
+    print(f'\n{"operation (CPU ms per request, median)":48} '
+          + ' '.join(f'{name:>8}' for name in names))
+    medians = {}
+    for op in operations_measured:
+        medians[op] = {name: statistics.median(r[op] for r in rounds[name])
+                       for name in names}
+        print(f'{op:48} ' + ' '.join(f'{medians[op][name]:8.2f}'
+                                     for name in names))
+    return medians
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument('--db', choices=sorted(bench.SERVERS), default='mysql')
+    p.add_argument('--computes', type=int, default=100)
+    p.add_argument('--aggregates', type=int, default=50)
+    p.add_argument('--requests', type=int, default=200,
+                   help='requests of each operation per round')
+    p.add_argument('--rounds', type=int, default=3)
+    p.add_argument('--before', help='another checkout, served in turn')
+    p.add_argument('--after', help='the checkout measured as "this" (by '
+                   'default the installed one, this)')
+    p.add_argument('--clients', type=int, default=1,
+                   help='threads sending the requests to the server')
+    p.add_argument('--in-process', action='store_true',
+                   help='the WSGI stack in this process, no server')
+    p.add_argument('--profile', help='with --in-process: a cProfile here')
+    p.add_argument('--workers', type=int, default=2)
+    p.add_argument('--threads', type=int, default=8)
+    p.add_argument('--seed', type=int, default=42)
+    p.add_argument('--json', help='also write the results here')
+    args = p.parse_args(argv)
+    args.server_url = bench.SERVERS[args.db]
+    args.database_name = f'placement_fixedcost_{uuid.uuid4().hex[:8]}'
+    args.keep_database = args.reuse_database = False
+    args.load_threads = 4
+    return args
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    http = urllib3.PoolManager(maxsize=max(8, args.clients))
+    workdir = tempfile.mkdtemp(prefix='placement-bench-fixed-')
+    print(f'machine: {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}',
+          flush=True)
+    try:
+        with bench.phase_database(args, workdir, 'fixed') as db_url:
+            conf = bench.prepare_config(workdir, db_url, debug_timing=False)
+            with bench.running_server(conf, workdir, args, http) as server:
+                computes = bench_cloud.load_cloud(
+                    bench.Client(http, server.endpoint), args)
+            bench.analyze(db_url)
+            owner = (str(uuid.uuid4()), str(uuid.uuid4()))
+            rounds = measure(args, http, db_url, conf, workdir, computes,
+                             owner)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    medians = report(rounds)
+    if args.json:
+        with open(args.json, 'w') as f:
+            json.dump({'rounds': rounds, 'medians': medians}, f, indent=1)
+    return 0
+
+
+if __name__ == '__main__':
+    with contextlib.suppress(KeyboardInterrupt):
+        sys.exit(main())
