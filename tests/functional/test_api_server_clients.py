@@ -34,7 +34,6 @@ from tests.functional import server as api_server
 TIMEOUT = 6
 #: The client timeouts of the server no test outlasts.
 PATIENT = 600
-PROMPT = 2
 LATE = 15
 ADMIN = {'X-Auth-Token': 'admin',
          'OpenStack-API-Version': 'placement latest'}
@@ -266,10 +265,10 @@ def test_a_body_over_the_limit_is_refused_before_it_is_sent(tmp_path):
     head = (b'POST /resource_providers HTTP/1.1\r\nHost: x\r\n'
             b'X-Auth-Token: admin\r\nContent-Type: application/json\r\n')
     try:
-        with socket.create_connection(address, timeout=PROMPT) as sock:
+        with socket.create_connection(address, timeout=LATE) as sock:
             sock.sendall(head + b'Content-Length: 50000000\r\n\r\n')
             _refused_too_large(sock)
-        with socket.create_connection(address, timeout=PROMPT) as sock:
+        with socket.create_connection(address, timeout=LATE) as sock:
             sock.sendall(head + b'Transfer-Encoding: chunked\r\n\r\n'
                          + b'%x\r\n%s\r\n' % (1001, b' ' * 1001))
             _refused_too_large(sock)
