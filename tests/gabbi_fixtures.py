@@ -29,7 +29,7 @@ from placement.db import api as db_api
 from tests import contract
 from tests import database
 from tests import installed
-from tests import report_data
+from tools import report_data
 
 _APP = None
 _LIVE_PORT = None
@@ -182,7 +182,7 @@ class ProxyHeadersFixture(APIFixture):
 
 
 class ReportsFixture(APIFixture):
-    """Zones az1 and az2, and the cloud of :mod:`tests.report_data`."""
+    """Zones az1 and az2, and the cloud of :mod:`tools.report_data`."""
 
     settings = {('reports', 'availability_zones'): report_data.ZONES}
 

@@ -16,7 +16,8 @@ Then, on every node: no 5xx was answered, no provider is over its
 capacity, and each provider's usage equals the sum of its allocations.
 Prints the figures as JSON; exits non-zero when an invariant fails.
 
-    python tools/galera_claims.py [--rounds N] [--base-port 3311]
+    PYTHONPATH=. python tools/galera_claims.py [--rounds N] \
+        [--base-port 3311]
 """
 
 import argparse
@@ -32,15 +33,16 @@ import time
 import traceback
 
 import sqlalchemy as sa
+import urllib3
 
+from placement import throwaway
 from placement.db import api as db_api
 from placement.db import migration
 from placement.db import models
 from placement.db import standard_data
-from tests import database
-from tests.functional import server
-from tests.functional import test_allocation_concurrency as claims
-from tests.functional import test_provider_concurrency as trees
+from tools import bench_allocation_candidates as bench
+from tools import claim_checks as claims
+from tools import tree_workload as trees
 
 NODES = 3
 
@@ -84,10 +86,10 @@ class RoundRobin:
 
 
 def _prepare(url):
-    db = db_api.Database(database.make_conf(url).placement_database)
+    db = db_api.Database(throwaway.make_conf(url).placement_database)
     try:
         migration.upgrade(db.engine)
-        database.empty(db.engine)
+        throwaway.empty(db.engine)
         standard_data.sync(db)
     finally:
         db.dispose()
@@ -97,7 +99,7 @@ def _over_capacity(url):
     """The providers over their capacity in node ``url``'s rows."""
     inv = models.Inventory.__table__
     alloc = models.Allocation.__table__
-    db = db_api.Database(database.make_conf(url).placement_database)
+    db = db_api.Database(throwaway.make_conf(url).placement_database)
     problems = []
     try:
         with db.reader() as conn:
@@ -196,7 +198,7 @@ def main():
             _timed(figures, f'claims race {round_ + 1}',
                    claims.check_claims_race, spread)
             _timed(figures, f'batches {round_ + 1}',
-                   claims.test_batches_in_different_orders, spread)
+                   claims.check_batches_in_different_orders, spread)
         figures['claim statuses'] = dict(sorted(spread.statuses.items()))
         problems = _every_node_invariants(spread, endpoints, urls)
         # The tree check compares every provider there is with its model.
@@ -225,12 +227,17 @@ def main():
 
 def _servers(stack, tmp, urls):
     """One placement-api server per node, stopped with ``stack``."""
+    http = urllib3.PoolManager()
     endpoints = []
     for number, url in enumerate(urls, 1):
         path = pathlib.Path(tmp) / f'node{number}'
         path.mkdir()
-        endpoints.append(stack.enter_context(
-            server.running_server(path, workers=2, threads=8, url=url)))
+        conf = path / 'placement.conf'
+        conf.write_text('[api]\nauth_strategy = noauth2\n'
+                        f'[placement_database]\nconnection = {url}\n')
+        endpoints.append(stack.enter_context(bench.running_server(
+            str(conf), str(path), None, http, workers=2,
+            threads=8)).endpoint)
     return endpoints
 
 

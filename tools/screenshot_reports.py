@@ -2,14 +2,15 @@
 
     python -m tools.screenshot_reports [--output doc/images/reports.png]
 
-Loads the cloud of :mod:`tests.report_data` into a throw-away database
-(the tests' SQLite one, or ``PLACEMENT_TEST_DB_URL``'s), breaks it once
-for each finding of the audit (:mod:`tests.functional.audit_cloud`: the
-panel then has counts to show), serves it as the browser test of the
-page does, fills the headroom form and the explain form (a query that
-fits nowhere, so that its funnels narrow to nothing and the misses say
-why), and saves the whole page. It needs Debian's chromium and
-chromium-driver (``tools/install_ci_packages.sh``).
+Loads the cloud of :mod:`tools.report_data` into a throw-away database
+(SQLite, or on the server of ``PLACEMENT_TEST_DB_URL`` as the tests'),
+breaks it once for each finding of the audit (:mod:`tools.audit_cloud`:
+the panel then has counts to show), serves it as the browser test of
+the page does (:mod:`tools.report_browser`), fills the headroom form
+and the explain form (a query that fits nowhere, so that its funnels
+narrow to nothing and the misses say why), and saves the whole page.
+It needs Debian's chromium and chromium-driver
+(``tools/install_ci_packages.sh``).
 """
 
 import argparse
@@ -19,12 +20,12 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support import ui
 
-from placement.db import standard_data
-from tests import database
-from tests.functional import audit_cloud
-from tests.functional import report_cloud
-from tests.functional import schema
-from tests.functional import test_report_page as page_test
+from placement import throwaway
+from placement.db import api as db_api
+from placement.db import migration
+from tools import audit_cloud
+from tools import report_browser
+from tools import report_data
 
 WIDTH = 1200
 HEADROOM = ('VCPU:4,MEMORY_MB:2048',
@@ -41,7 +42,7 @@ def _submit(browser, form, fields, result):
         field.clear()
         field.send_keys(text)
     browser.find_element(By.CSS_SELECTOR, f'#{form} button').click()
-    ui.WebDriverWait(browser, page_test.WAIT_SECONDS).until(
+    ui.WebDriverWait(browser, report_browser.WAIT_SECONDS).until(
         expected_conditions.visibility_of(
             browser.find_element(By.ID, result)))
 
@@ -56,11 +57,12 @@ def _fit_window(browser):
 
 
 def screenshot(db_url, output):
-    with schema.opened(db_url) as db:
-        standard_data.sync(db)
-        with report_cloud.serving(db_url) as application:
+    db = db_api.Database(throwaway.make_conf(db_url).placement_database)
+    try:
+        migration.upgrade(db.engine)
+        with report_data.serving(db_url) as application:
             audit_cloud.plant(application, db)
-            with page_test.loaded_page(application) as browser:
+            with report_browser.loaded_page(application) as browser:
                 _submit(browser, 'headroom-form', {
                     'headroom-resources': HEADROOM[0],
                     'headroom-member-of': HEADROOM[1]}, 'headroom-result')
@@ -70,13 +72,17 @@ def screenshot(db_url, output):
                 _fit_window(browser)
                 browser.execute_script('window.scrollTo(0, 0)')
                 browser.save_screenshot(output)
+    finally:
+        db.dispose()
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--output', default='doc/images/reports.png')
     args = parser.parse_args()
-    screenshot(database.database_url(), os.path.abspath(args.output))
+    db_url = throwaway.new_database_url(
+        os.environ.get('PLACEMENT_TEST_DB_URL', ''))
+    screenshot(db_url, os.path.abspath(args.output))
 
 
 if __name__ == '__main__':

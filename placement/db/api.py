@@ -530,7 +530,13 @@ def _wait_until_reachable(engine, option, target, probe_write, max_retries,
 
 def _probe_sqlite_write(conn):
     """Write the file's header as it is: a read-only file fails here,
-    not on the first write a client asks for."""
+    not on the first write a client asks for.
+
+    In a ``BEGIN IMMEDIATE`` transaction: another process writing (a
+    worker starting at the same time) is waited for; a read first would
+    fail at once on the upgrade to a write once the other committed.
+    """
+    conn.execution_options(sqlite_begin='IMMEDIATE')
     version = conn.exec_driver_sql('PRAGMA user_version').scalar()
     conn.exec_driver_sql(f'PRAGMA user_version = {int(version)}')
 

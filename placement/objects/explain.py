@@ -311,10 +311,15 @@ def _inventories(conn, provider_ids):
     found = {}
     for row in rows:
         capacity = int((row.total - row.reserved) * row.allocation_ratio)
+        used = int(row.used)
         found[row.resource_provider_id, row.name] = {
-            'capacity': capacity, 'used': int(row.used),
-            'free': capacity - int(row.used), 'min_unit': row.min_unit,
-            'max_unit': row.max_unit, 'step_size': row.step_size}
+            'capacity': capacity, 'used': used,
+            # An inventory lowered under its usage has nothing free (as
+            # the headroom report counts it), and is over by the rest.
+            'free': max(capacity - used, 0),
+            'over_capacity': max(used - capacity, 0),
+            'min_unit': row.min_unit, 'max_unit': row.max_unit,
+            'step_size': row.step_size}
     return found
 
 

@@ -43,6 +43,8 @@ def _group_name(suffix):
 def _capacity_words(details):
     words = (f"{details['subject']} {details['asked']} asked, "
              f"{details['free']} free of {details['capacity']}")
+    if details['over_capacity']:
+        words += f", over capacity by {details['over_capacity']}"
     units = [f'{name} {details[name]}'
              for name, usual in (('min_unit', 1), ('step_size', 1))
              if details[name] != usual]

@@ -13,10 +13,12 @@ application's threads with a blocking socket: as many clients as threads
 that send half a head and wait stop the service.
 """
 
+import contextlib
 import dataclasses
 import logging
 import os
 import resource
+import sys
 import time
 
 import webob
@@ -214,8 +216,10 @@ class _Wakeup(wasyncore.file_dispatcher):
         return False
 
     def handle_read(self):
-        while self.recv(512):
-            pass
+        # The pipe is non-blocking: drained, it raises.
+        with contextlib.suppress(BlockingIOError):
+            while self.recv(512):
+                pass
 
 
 class Worker(base.Worker):
@@ -232,6 +236,14 @@ class Worker(base.Worker):
         # threads, which is every burst, not a fault.
         logging.getLogger('waitress.queue').setLevel(logging.ERROR)
         super().init_process()
+
+    def handle_exit(self, sig, frame):
+        """SIGTERM: a worker still loading the application (waiting for
+        its database, say) has nothing in progress, and stops at once
+        rather than when the master's graceful timeout kills it."""
+        super().handle_exit(sig, frame)
+        if not self.booted:
+            sys.exit(0)
 
     def _open_enough_files(self):
         """Raise the soft limit of open files to what

@@ -1,28 +1,13 @@
-"""The cloud of :mod:`tests.report_data` on the test database, with the
-application serving it, for tests comparing the reports' JSON with the
-CLI and the web page.
+"""The cloud of :mod:`tools.report_data` as the tests comparing the
+reports' JSON with the CLI and the web page read it (the application
+serving it: :func:`tools.report_data.serving`).
 """
-
-import contextlib
 
 import webob
 
-from tests import report_data
-from tests.functional import app
+from tools import report_data
 
 ZONES = ','.join(f'{name}:{uuid}' for name, uuid in report_data.ZONES.items())
-
-
-@contextlib.contextmanager
-def serving(db_url):
-    """The application (noauth2, zones az1 and az2) over the loaded cloud."""
-    application, db = app.build_stack(
-        db_url, reports__availability_zones=report_data.ZONES)
-    try:
-        report_data.load(application)
-        yield application
-    finally:
-        db.dispose()
 
 
 def get_json(application, path):

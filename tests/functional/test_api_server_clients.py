@@ -1,11 +1,13 @@
 """placement-api against stalled clients, and its signals: real sockets.
 
 The server runs with its defaults but for the client timeouts, set to
-``TIMEOUT`` seconds so that the test takes seconds. The time bounds are
-generous: a request of another client must be answered within
-``PROMPT`` seconds (well under the timeout) while the stalled
-connections are open; a stalled connection must be closed by the server
-no earlier than its timeout and within ``LATE`` seconds after it.
+``TIMEOUT`` seconds so that the test takes seconds. Whether stalled
+clients delay the others is seen on a server with timeouts no test
+outlasts: the others are answered while every stalled client holds on,
+rather than once the stalled ones are dropped (however loaded the
+machine, which only makes everything slower). A stalled connection
+must be closed by the server no earlier than its timeout and within
+``LATE`` seconds after it.
 """
 
 import concurrent.futures
@@ -26,10 +28,12 @@ import urllib.parse
 import pytest
 
 from tests import processes
+from tests.functional import commands
 from tests.functional import server as api_server
 
 TIMEOUT = 6
-PROMPT = 2
+#: The client timeouts of the server no test outlasts.
+PATIENT = 600
 LATE = 15
 ADMIN = {'X-Auth-Token': 'admin',
          'OpenStack-API-Version': 'placement latest'}
@@ -51,18 +55,29 @@ def _timeouts(seconds):
             for name in ('header', 'body', 'keepalive')]
 
 
-@pytest.fixture(scope='module')
-def server(tmp_path_factory):
-    """(host, port) of placement-api with the client timeouts at
-    TIMEOUT seconds."""
+def _serving(tmp_path_factory, timeout):
     workdir = tmp_path_factory.mktemp('placement-api-clients')
-    process, endpoint = api_server.start_dev(workdir, *_timeouts(TIMEOUT))
+    process, endpoint = api_server.start_dev(workdir, *_timeouts(timeout))
     try:
         address = urllib.parse.urlsplit(endpoint)
         yield address.hostname, address.port
     finally:
         status = processes.stop(process)
     assert status == 0, (workdir / 'placement-api.log').read_text()
+
+
+@pytest.fixture(scope='module')
+def server(tmp_path_factory):
+    """(host, port) of placement-api with the client timeouts at
+    TIMEOUT seconds."""
+    yield from _serving(tmp_path_factory, TIMEOUT)
+
+
+@pytest.fixture(scope='module')
+def patient_server(tmp_path_factory):
+    """(host, port) of placement-api with the client timeouts at
+    PATIENT seconds."""
+    yield from _serving(tmp_path_factory, PATIENT)
 
 
 @pytest.fixture(scope='module', autouse=True)
@@ -82,13 +97,15 @@ class Stalled:
 
     def __init__(self, address, kind):
         self.kind = kind
+        # Before the server's clock of it starts, whatever the load: the
+        # time it lived is never less than what the server gave it.
+        self.began = time.monotonic()
         self.sock = socket.create_connection(address, timeout=LATE)
         self.sock.sendall(STALLS[kind])
         if kind == 'idle keep-alive':
             response = http.client.HTTPResponse(self.sock)
             response.begin()
             response.read()
-        self.sent = time.monotonic()
         self.closed = None
         self.sock.setblocking(False)
 
@@ -130,26 +147,37 @@ def answered(address, method='GET', path='/', body=None):
         conn.close()
 
 
+def stalled_clients(address, count):
+    """``count`` stalled connections of each kind to ``address``."""
+    return [Stalled(address, kind) for kind in STALLS for _ in range(count)]
+
+
 @pytest.mark.parametrize('count', [40, 200])
-def test_stalled_clients_do_not_delay_others(server, count):
-    stalled = [Stalled(server, kind)
-               for kind in STALLS for _ in range(count)]
+def test_stalled_clients_do_not_delay_others(patient_server, count):
+    stalled = stalled_clients(patient_server, count)
     try:
         with concurrent.futures.ThreadPoolExecutor(8) as pool:
             results = list(pool.map(
-                lambda path: answered(server, path=path),
+                lambda path: answered(patient_server, path=path),
                 ['/', '/resource_providers'] * 16))
+        assert [status for status, _ in results] == [200] * 32
+        # Answered while every stalled client held on, not after.
         for conn in stalled:
             conn.check()
-        # The requests were served while every stalled client held on.
         assert [conn.kind for conn in stalled if conn.closed] == []
-        assert [status for status, _ in results] == [200] * 32
-        slow = [seconds for _, seconds in results if seconds > PROMPT]
-        assert slow == []
+    finally:
+        for conn in stalled:
+            conn.sock.close()
 
+
+@pytest.mark.parametrize('count', [40, 200])
+def test_stalled_clients_are_closed_at_their_timeouts(server, count):
+    stalled = stalled_clients(server, count)
+    try:
         wait_until_closed(stalled, time.monotonic() + TIMEOUT + LATE)
-        lived = {kind: sorted(round(conn.closed - conn.sent, 1)
-                              for conn in stalled if conn.kind == kind)
+        lived = {kind: sorted(round(conn.closed - conn.began, 1)
+                              for conn in stalled
+                              if conn.kind == kind and conn.closed)
                  for kind in STALLS}
         for kind, seconds in lived.items():
             assert len(seconds) == count, (kind, 'not closed')
@@ -237,10 +265,10 @@ def test_a_body_over_the_limit_is_refused_before_it_is_sent(tmp_path):
     head = (b'POST /resource_providers HTTP/1.1\r\nHost: x\r\n'
             b'X-Auth-Token: admin\r\nContent-Type: application/json\r\n')
     try:
-        with socket.create_connection(address, timeout=PROMPT) as sock:
+        with socket.create_connection(address, timeout=LATE) as sock:
             sock.sendall(head + b'Content-Length: 50000000\r\n\r\n')
             _refused_too_large(sock)
-        with socket.create_connection(address, timeout=PROMPT) as sock:
+        with socket.create_connection(address, timeout=LATE) as sock:
             sock.sendall(head + b'Transfer-Encoding: chunked\r\n\r\n'
                          + b'%x\r\n%s\r\n' % (1001, b' ' * 1001))
             _refused_too_large(sock)
@@ -249,10 +277,9 @@ def test_a_body_over_the_limit_is_refused_before_it_is_sent(tmp_path):
                              json.dumps({'name': name}).encode())
         assert status == 400  # the name's schema: too long, not too large
     finally:
-        # A graceful stop. About one stop in ten waits 10 s more after
-        # the refused 50,000,000-byte head (not yet explained); under
-        # CI's load that passed the default 30 s of patience.
-        assert processes.stop(process, timeout=90) == 0
+        assert processes.stop(process) == 0
+    # The stop woke the workers without an error either.
+    assert ' ERROR ' not in (tmp_path / 'placement-api.log').read_text()
 
 
 def test_two_instances_share_nothing(tmp_path):
@@ -336,6 +363,30 @@ def test_sigterm_lets_a_request_in_flight_finish(tmp_path):
             tmp_path / 'placement.sqlite')) as db:
         assert db.execute("SELECT name FROM resource_providers").fetchall() \
             == [('in-flight',)]
+
+
+def test_sigterm_stops_a_worker_still_waiting_for_its_database(tmp_path):
+    """SIGHUP brings workers up with a database that does not answer;
+    they wait to try again. SIGTERM then stops them at once (they have
+    nothing in progress), not after the graceful timeout."""
+    conf = tmp_path / 'placement.conf'
+    commands.write_config(conf, placement_database={
+        'connection': f'sqlite:///{tmp_path / "placement.sqlite"}'})
+    process, _endpoint = api_server.start_dev(
+        tmp_path, '--workers', '1', '--graceful-timeout', '600')
+    log = tmp_path / 'placement-api.log'
+    try:
+        commands.write_config(conf, placement_database={
+            'connection': 'mysql+pymysql://placement@127.0.0.1:1/placement',
+            'max_retries': -1, 'retry_interval': 600})
+        process.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 60
+        while 'not reachable at 127.0.0.1:1' not in log.read_text():
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.2)
+    finally:
+        status = processes.stop(process)
+    assert status == 0, log.read_text()
 
 
 def _status(url):

@@ -1,10 +1,10 @@
 """The audit report finds exactly what was planted in a cloud.
 
-The clean cloud is that of the other reports (:mod:`tests.report_data`:
+The clean cloud is that of the other reports (:mod:`tools.report_data`:
 a nested tree, a sharing provider, usage beyond the raw capacity, three
 kinds of consumers); :func:`plant` breaks it once per finding, through
 the API where the API can and with direct writes where only a bug or an
-old release could (:mod:`tests.functional.audit_cloud`).
+old release could (:mod:`tools.audit_cloud`).
 """
 
 import json
@@ -15,10 +15,10 @@ import sqlalchemy as sa
 
 from placement.db import models
 from placement.reports import audit
-from tests import report_data
-from tests.functional import audit_cloud
 from tests.functional import commands
 from tests.functional import report_cloud
+from tools import audit_cloud
+from tools import report_data
 
 pytestmark = pytest.mark.db
 
@@ -30,7 +30,7 @@ plant = audit_cloud.plant
 
 @pytest.fixture
 def application(db_url):
-    with report_cloud.serving(db_url) as application:
+    with report_data.serving(db_url) as application:
         yield application
 
 

@@ -10,9 +10,9 @@ import pytest
 import webob
 
 from placement.db import api as db_api
-from tests import report_data
 from tests.functional import app
 from tests.functional import scrape
+from tools import report_data
 
 pytestmark = pytest.mark.db
 

@@ -7,6 +7,7 @@ import webob
 from tests.functional import app
 from tests.functional import report_cloud
 from tests.functional import scrape
+from tools import report_data
 
 pytestmark = pytest.mark.db
 
@@ -127,7 +128,7 @@ def test_candidate_requests_by_groups_and_limit(api):
 
 
 def test_capacity_gauges_are_the_reports(db_url):
-    with report_cloud.serving(db_url) as application:
+    with report_data.serving(db_url) as application:
         found = _scrape(application)
 
         def get_json(path):

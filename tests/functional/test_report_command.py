@@ -6,11 +6,12 @@ import pytest
 
 from tests.functional import commands
 from tests.functional import report_cloud
+from tools import report_data
 
 
 @pytest.fixture
 def application(db_url):
-    with report_cloud.serving(db_url) as application:
+    with report_data.serving(db_url) as application:
         yield application
 
 

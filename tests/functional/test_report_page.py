@@ -5,93 +5,28 @@ numbers must be those of the JSON reports, its headroom and explain
 forms must answer, and its audit panel show the counts of the audit.
 """
 
-import contextlib
-import socketserver
-import threading
-from wsgiref import simple_server
-
 import pytest
 import webob
-from selenium import webdriver
-from selenium.webdriver.chrome import service as chrome_service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support import ui
 
-from tests.functional import audit_cloud
 from tests.functional import report_cloud
+from tools import audit_cloud
+from tools import report_browser
+from tools import report_data
 
 pytestmark = [pytest.mark.browser, pytest.mark.db]
 
-CHROMEDRIVER = '/usr/bin/chromedriver'
-WAIT_SECONDS = 30
-
-
-class _QuietHandler(simple_server.WSGIRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-class _ThreadingServer(socketserver.ThreadingMixIn,
-                       simple_server.WSGIServer):
-    daemon_threads = True
-
-
-@contextlib.contextmanager
-def http_server(application):
-    """Serve ``application`` on a free local port; yields its base URL."""
-    server = simple_server.make_server(
-        '127.0.0.1', 0, application, server_class=_ThreadingServer,
-        handler_class=_QuietHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f'http://127.0.0.1:{server.server_port}'
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-def headless_chromium():
-    options = webdriver.ChromeOptions()
-    for argument in ('--headless=new', '--no-sandbox',
-                     '--disable-dev-shm-usage', '--window-size=1280,1000'):
-        options.add_argument(argument)
-    # The console, where the browser reports what the page's
-    # Content-Security-Policy blocked.
-    options.set_capability('goog:loggingPrefs', {'browser': 'ALL'})
-    return webdriver.Chrome(
-        options=options,
-        service=chrome_service.Service(executable_path=CHROMEDRIVER))
-
-
 @pytest.fixture
 def application(db_url):
-    with report_cloud.serving(db_url) as application:
+    with report_data.serving(db_url) as application:
         yield application
-
-
-@contextlib.contextmanager
-def loaded_page(application):
-    """The browser on the loaded page (token ``admin``)."""
-    with http_server(application) as base_url:
-        browser = headless_chromium()
-        try:
-            browser.get(f'{base_url}/reports/')
-            browser.find_element(By.ID, 'token').send_keys('admin')
-            browser.find_element(By.CSS_SELECTOR,
-                                 '#token-form button').click()
-            ui.WebDriverWait(browser, WAIT_SECONDS).until(
-                lambda driver: driver.find_element(
-                    By.TAG_NAME, 'body').get_attribute('data-loaded'))
-            yield browser
-        finally:
-            browser.quit()
 
 
 @pytest.fixture
 def page(application):
-    with loaded_page(application) as browser:
+    with report_browser.loaded_page(application) as browser:
         yield browser
 
 
@@ -167,7 +102,7 @@ def test_project_usage_is_the_json(application, page):
     assert shown == expected
     ui.Select(page.find_element(By.ID, 'usage-sort')).select_by_value('VCPU')
     # The rows are redrawn: read them in the page, not by reference.
-    ui.WebDriverWait(page, WAIT_SECONDS).until(
+    ui.WebDriverWait(page, report_browser.WAIT_SECONDS).until(
         lambda driver: driver.execute_script(
             "return document.querySelector('#usage-table tbody tr')"
             ".dataset.project") == 'p2')
@@ -182,7 +117,7 @@ def test_headroom_form_answers(application, page):
         'a2a2a2a2-0000-4000-8000-000000000002')
     page.find_element(By.CSS_SELECTOR, '#headroom-form button').click()
     result = page.find_element(By.ID, 'headroom-result')
-    ui.WebDriverWait(page, WAIT_SECONDS).until(
+    ui.WebDriverWait(page, report_browser.WAIT_SECONDS).until(
         expected_conditions.visibility_of(result))
     headroom = report_cloud.get_json(
         application, '/reports/headroom?resources=VCPU:4,MEMORY_MB:2048'
@@ -217,7 +152,7 @@ def test_explain_form_draws_the_funnels_and_the_misses(application, page):
         'resources1=VCPU:1,CUSTOM_LICENSE:1&group_policy=none')
     page.find_element(By.CSS_SELECTOR, '#explain-form button').click()
     result = page.find_element(By.ID, 'explain-result')
-    ui.WebDriverWait(page, WAIT_SECONDS).until(
+    ui.WebDriverWait(page, report_browser.WAIT_SECONDS).until(
         expected_conditions.visibility_of(result))
     explain = _explain_document(
         application, 'resources1=VCPU:1,CUSTOM_LICENSE:1&group_policy=none'
@@ -287,7 +222,7 @@ def test_headroom_form_shows_errors_readably(page):
     field.clear()
     field.send_keys('CUSTOM_NOPE:1')
     page.find_element(By.CSS_SELECTOR, '#headroom-form button').click()
-    ui.WebDriverWait(page, WAIT_SECONDS).until(
+    ui.WebDriverWait(page, report_browser.WAIT_SECONDS).until(
         lambda driver: 'CUSTOM_NOPE' in driver.find_element(
             By.ID, 'status').text)
     status = page.find_element(By.ID, 'status')
@@ -316,7 +251,7 @@ def test_audit_panel_of_a_clean_cloud(application, page):
 
 def test_audit_panel_shows_the_counts(application, db):
     audit_cloud.plant(application, db)
-    with loaded_page(application) as browser:
+    with report_browser.loaded_page(application) as browser:
         assert audit_counts(browser) == {
             name: (found['count'], found['count'] > 0)
             for name, found in report_cloud.get_json(

@@ -8,11 +8,13 @@ db``); those that need no server run everywhere.
 """
 
 import sqlite3
+import threading
 
 import pytest
 import sqlalchemy as sa
 
 from placement import fatal
+from placement.db import api as db_api
 from tests import database
 from tests.functional import commands
 from tests.functional import test_wsgi
@@ -107,6 +109,28 @@ def test_read_only_sqlite_file(tmp_path, config_dir):
         assert commands.only_line(result).endswith(
             f'{CONNECTION} = {connection}: attempt to write a readonly '
             f'database (SQLITE_READONLY)')
+
+
+def test_a_sqlite_file_being_written_is_waited_for(tmp_path):
+    """Workers start at once and each writes to the file to see that it
+    can: one that finds another writing waits for it (and for nothing
+    longer), rather than taking the file for unreachable and trying
+    again ``retry_interval`` (10 s) later."""
+    path = tmp_path / 'placement.sqlite'
+    other = sqlite3.connect(path, isolation_level=None,
+                            check_same_thread=False)
+    other.execute('PRAGMA journal_mode=WAL')
+    other.execute('BEGIN IMMEDIATE')
+    other.execute('CREATE TABLE written_meanwhile (id INTEGER)')
+    commit = threading.Timer(0.5, other.execute, ['COMMIT'])
+    commit.start()
+    try:
+        conf = database.make_conf(f'sqlite:///{path}')
+        db_api.connected(conf.placement_database, writable=True,
+                         max_retries=0).dispose()
+    finally:
+        commit.join()
+        other.close()
 
 
 @pytest.mark.parametrize('connection, address', [

@@ -27,6 +27,10 @@ and those below it):
    and ``wsgi/``; :mod:`placement.throwaway` (the whole stack in process
    on a throw-away database, for the tools and the tests) is of this
    layer too.
+
+Above them all, the tools (``tools/``) and the tests: a tool imports
+nothing of the tests (the tests may use the tools' workloads and data),
+and the package neither.
 """
 
 import ast
@@ -117,6 +121,17 @@ def test_does_not_import_upward(path, forbidden):
     upward = sorted({name for name in _imported(path)
                      if _within(name, forbidden)})
     assert upward == []
+
+
+_TOOLS = _ROOT.parent / 'tools'
+
+
+@pytest.mark.parametrize(
+    'path', sorted([*_ROOT.rglob('*.py'), *_TOOLS.glob('*.py')]),
+    ids=lambda path: str(path.relative_to(_ROOT.parent)))
+def test_does_not_import_the_tests(path):
+    assert sorted({name for name in _imported(path)
+                   if _within(name, {'tests'})}) == []
 
 
 def test_only_the_api_command_imports_the_stack():

@@ -1,6 +1,6 @@
 """The report cloud broken once for each finding of the audit.
 
-:func:`plant` breaks :mod:`tests.report_data`'s cloud through the API
+:func:`plant` breaks :mod:`tools.report_data`'s cloud through the API
 where the API can, and with direct writes where only a bug or an old
 release could; :data:`PLANTED` is what the audit then finds.
 """
@@ -8,7 +8,7 @@ release could; :data:`PLANTED` is what the audit then finds.
 import sqlalchemy as sa
 
 from placement.db import models
-from tests import report_data
+from tools import report_data
 
 RP = models.ResourceProvider.__table__
 INV = models.Inventory.__table__
@@ -30,10 +30,6 @@ CYCLE_H = 'f0000000-0000-4000-8000-000000000005'
 MISSING = 999999
 
 
-def _call(application, method, path, body=None):
-    report_data._call(application, method, path, body)
-
-
 def provider_id(conn, uuid):
     return conn.scalar(sa.select(RP.c.id).where(RP.c.uuid == uuid))
 
@@ -50,9 +46,9 @@ def plant(application, db):
     """Break the report cloud once for each finding of the audit."""
     # Through the API: a consumer on cn2 (over capacity once its
     # inventory shrinks below) and a migration holding two trees.
-    report_data._allocate(application, C4, 'p1', 'INSTANCE',
+    report_data.allocate(application, C4, 'p1', 'INSTANCE',
                           {report_data.CN2: {'VCPU': 6}})
-    report_data._allocate(application, C5, 'p2', 'MIGRATION',
+    report_data.allocate(application, C5, 'p2', 'MIGRATION',
                           {report_data.CN1: {'VCPU': 1},
                            report_data.CN2: {'VCPU': 1}})
     for name, uuid, parent in [('rootless', ROOTLESS, None),
@@ -60,7 +56,7 @@ def plant(application, db):
                                ('wrong-child', WRONG_CHILD, WRONG),
                                ('cycle-g', CYCLE_G, None),
                                ('cycle-h', CYCLE_H, None)]:
-        _call(application, 'POST', '/resource_providers',
+        report_data.call(application, 'POST', '/resource_providers',
               {'name': name, 'uuid': uuid, 'parent_provider_uuid': parent})
     with db.writer() as conn:
         cn2, vcpu = provider_id(conn, report_data.CN2), class_id(conn, 'VCPU')

@@ -1,4 +1,4 @@
-"""The cloud the report tests look at, loaded through the API.
+"""The cloud the report tests and tools look at, loaded through the API.
 
 Zones: ``az1`` is aggregate AZ1, ``az2`` aggregate AZ2 (see
 :data:`ZONES`); OTHER is an aggregate that is no zone.
@@ -20,9 +20,12 @@ MIGRATION consumer C2 holds VCPU 20 on cn1 (more than its raw 16) and
 its untyped consumer C3 SRIOV_NET_VF 1 on cn3-pf.
 """
 
+import contextlib
 import json
 
 import webob
+
+from placement import throwaway
 
 AZ1 = 'a1a1a1a1-0000-4000-8000-000000000001'
 AZ2 = 'a2a2a2a2-0000-4000-8000-000000000002'
@@ -72,7 +75,8 @@ _ALLOCATIONS = [
 ]
 
 
-def _call(app, method, path, body, version='latest'):
+def call(app, method, path, body, version='latest'):
+    """A request of the admin that must succeed."""
     req = webob.Request.blank(path, method=method, headers={
         'X-Auth-Token': 'admin', 'Content-Type': 'application/json',
         'OpenStack-API-Version': f'placement {version}'})
@@ -82,39 +86,52 @@ def _call(app, method, path, body, version='latest'):
     assert response.status_int < 300, (path, response.text)
 
 
-def _allocate(app, consumer, project, consumer_type, allocations):
+def allocate(app, consumer, project, consumer_type, allocations):
     body = {'allocations': {provider: {'resources': resources}
                             for provider, resources in allocations.items()},
             'project_id': project, 'user_id': 'u1',
             'consumer_generation': None}
     if consumer_type is None:
         # Before consumer types (1.38) a consumer has none.
-        _call(app, 'PUT', f'/allocations/{consumer}', body, '1.37')
+        call(app, 'PUT', f'/allocations/{consumer}', body, '1.37')
     else:
         body['consumer_type'] = consumer_type
-        _call(app, 'PUT', f'/allocations/{consumer}', body)
+        call(app, 'PUT', f'/allocations/{consumer}', body)
 
 
 def load(app):
     """Create the providers and allocations above through ``app``."""
-    _call(app, 'PUT', '/resource_classes/CUSTOM_LICENSE', None)
+    call(app, 'PUT', '/resource_classes/CUSTOM_LICENSE', None)
     for name, uuid, parent, inventories, traits, aggregates in _PROVIDERS:
-        _call(app, 'POST', '/resource_providers',
+        call(app, 'POST', '/resource_providers',
               {'name': name, 'uuid': uuid, 'parent_provider_uuid': parent})
         generation = 0
         if inventories:
-            _call(app, 'PUT', f'/resource_providers/{uuid}/inventories',
+            call(app, 'PUT', f'/resource_providers/{uuid}/inventories',
                   {'inventories': inventories,
                    'resource_provider_generation': generation})
             generation += 1
         if traits:
-            _call(app, 'PUT', f'/resource_providers/{uuid}/traits',
+            call(app, 'PUT', f'/resource_providers/{uuid}/traits',
                   {'traits': traits,
                    'resource_provider_generation': generation})
             generation += 1
         if aggregates:
-            _call(app, 'PUT', f'/resource_providers/{uuid}/aggregates',
+            call(app, 'PUT', f'/resource_providers/{uuid}/aggregates',
                   {'aggregates': aggregates,
                    'resource_provider_generation': generation})
     for allocation in _ALLOCATIONS:
-        _allocate(app, *allocation)
+        allocate(app, *allocation)
+
+
+@contextlib.contextmanager
+def serving(db_url):
+    """The application (noauth2, zones az1 and az2) over the loaded cloud,
+    on the migrated database ``db_url``."""
+    application, db = throwaway.build_stack(
+        db_url, reports__availability_zones=ZONES)
+    try:
+        load(application)
+        yield application
+    finally:
+        db.dispose()
