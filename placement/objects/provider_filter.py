@@ -74,8 +74,11 @@ def _name_conditions(conn, filters):
     found = name_table.look_up(conn, queries)
     classes = dict(found.get('class', ()))
     resource_class.require_known(filters.resources, classes)
-    wanted = [RP.c.id.in_(conditions.with_capacity(classes[name], amount))
-              for name, amount in sorted(filters.resources.items())]
+    wanted = []
+    if filters.resources:
+        wanted.append(RP.c.id.in_(conditions.with_capacity(tuple(sorted(
+            (classes[name], amount)
+            for name, amount in filters.resources.items())))))
     wanted += _trait_conditions(filters, trait.known(
         *name_table.found_and_unknown(names, found.get('trait', ()))))
     known = aggregate.canonical_ids(found.get('aggregate', ()))
