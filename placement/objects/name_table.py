@@ -202,7 +202,7 @@ def changed_text(table):
 
 class Newest:
     """:func:`newest` of rows that are seen once, as they stream by,
-    from their ``changed`` column (:func:`changed_text`)."""
+    from their :func:`changed_text`."""
 
     def __init__(self):
         # The text of the latest change so far.
@@ -216,10 +216,7 @@ class Newest:
         return datetime.datetime.fromisoformat(self._latest).replace(
             tzinfo=datetime.UTC)
 
-    def passing(self, rows):
-        """``rows``, unchanged, noting each one's last change."""
-        for row in rows:
-            changed = row.changed
-            if changed is not None and changed > self._latest:
-                self._latest = changed
-            yield row
+    def note(self, changed):
+        """Note the :func:`changed_text` of a row (None: unknown)."""
+        if changed is not None and changed > self._latest:
+            self._latest = changed

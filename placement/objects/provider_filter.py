@@ -107,6 +107,7 @@ def list_providers(conn, filters):
     if filters.in_tree is not None:
         wanted.append(conditions.in_tree(filters.in_tree))
     rows = db_api.streamed(conn, resource_provider.select_listed(*wanted))
+    if filters.name is None:
+        return rows
     # MySQL compares names ignoring case and trailing spaces; we do not.
-    return (row for row in rows
-            if filters.name is None or row.name == filters.name)
+    return (row for row in rows if row.name == filters.name)
