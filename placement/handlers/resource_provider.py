@@ -105,11 +105,11 @@ def _serialised_providers(conn, req, filters):
     newest = name_table.Newest()
     serialize = serializer(req)
 
-    def providers(rows):
+    def serialised(rows):
         for uuid, name, generation, parent_uuid, root_uuid, changed in rows:
             newest.note(changed)
             yield serialize(uuid, name, generation, parent_uuid, root_uuid)
-    providers = util.SerialisedArray(providers(
+    providers = util.SerialisedArray(serialised(
         provider_filter.list_providers(conn, filters)))
     return providers, newest.value
 
