@@ -277,13 +277,14 @@ def probe_engine(db_conf):
                             connect_args=connect_args)
 
 
-def streamed(conn, statement):
-    """The rows of ``statement`` as the database sends them, a batch at a
-    time: a driver that buffers a result (psycopg2's libpq, PyMySQL) holds
-    all of it besides what is made of it, which for 100,000 providers is
-    tens of MB. Read them all before the next statement."""
-    return timing.fetched(
-        conn.execution_options(stream_results=True).execute(statement))
+def streamed(conn, statement, parameters=None):
+    """The rows of ``statement`` (with its bound ``parameters``) as the
+    database sends them, a batch at a time: a driver that buffers a
+    result (psycopg2's libpq, PyMySQL) holds all of it besides what is
+    made of it, which for 100,000 providers is tens of MB. Read them all
+    before the next statement."""
+    return timing.fetched(conn.execution_options(stream_results=True)
+                          .execute(statement, parameters))
 
 
 class RetryTransaction(Exception):

@@ -252,10 +252,36 @@ def _built(condition):
 
 
 @_built
-def with_capacity(class_id, amount):
-    """Ids of the providers that can serve ``amount`` of a class now."""
-    return sa.select(_INV.c.resource_provider_id).where(
-        *_fits(class_id, amount))
+def with_capacity(amounts):
+    """Ids of the providers that can serve now each amount of
+    ``amounts``, pairs ``(class id, amount)``.
+
+    One pass over the inventories of those classes, grouped by provider,
+    and one over their allocations, summed per inventory: a subquery per
+    class, with the sum of allocations looked up for each inventory,
+    cost MariaDB two and a half times the CPU (15 ms against 6 for 2,000
+    providers of two classes), PostgreSQL one and a half (12 against 8).
+    """
+    class_ids = sorted(class_id for class_id, _ in amounts)
+    used = (sa.select(_ALLOC.c.resource_provider_id,
+                      _ALLOC.c.resource_class_id,
+                      sa.func.sum(_ALLOC.c.used).label('used'))
+            .where(_ALLOC.c.resource_class_id.in_(class_ids))
+            .group_by(_ALLOC.c.resource_provider_id,
+                      _ALLOC.c.resource_class_id)
+            .subquery('used'))
+    now_used = sa.func.coalesce(used.c.used, 0)
+    fitting = [sa.and_(_INV.c.resource_class_id == class_id,
+                       *capacity.fits_sql(_INV.c, now_used,
+                                          sa.literal(amount, sa.Integer)))
+               for class_id, amount in amounts]
+    return (sa.select(_INV.c.resource_provider_id)
+            .select_from(_INV.outerjoin(
+                used, capacity.of_inventory_sql(used.c, _INV.c)))
+            .where(_INV.c.resource_class_id.in_(class_ids),
+                   sa.or_(*fitting))
+            .group_by(_INV.c.resource_provider_id)
+            .having(sa.func.count() == len(amounts)))
 
 
 @_built

@@ -6,6 +6,7 @@ providers.
 """
 
 import dataclasses
+import functools
 
 import sqlalchemy as sa
 
@@ -46,21 +47,25 @@ def _trait_names(filters):
 
 def trait_conditions(conn, filters):
     """Conditions on :data:`RP` for the traits of ``filters``."""
-    return _trait_conditions(
-        filters, trait.ids_by_name(conn, _trait_names(filters)))
+    return conditions.trait_conditions(*_trait_ids(
+        filters, trait.ids_by_name(conn, _trait_names(filters))))
 
 
-def _trait_conditions(filters, ids):
-    return conditions.trait_conditions(
-        [{ids[name] for name in group} for group in filters.required_traits],
-        {ids[name] for name in filters.forbidden_traits})
+def _trait_ids(filters, ids):
+    """``(required, forbidden)`` trait ids of ``filters`` (``ids``:
+    ``{name: id}``), as :func:`conditions.trait_conditions` takes them."""
+    return (tuple(frozenset(ids[name] for name in group)
+                  for group in filters.required_traits),
+            frozenset(ids[name] for name in filters.forbidden_traits))
 
 
-def _name_conditions(conn, filters):
-    """Conditions on :data:`RP` for the resources, traits and aggregates
-    of ``filters``, their ids read in one statement
-    (:func:`name_table.look_up`). Unknown resource classes, then traits,
-    are BadRequest."""
+def _named_ids(conn, filters):
+    """What the resources, traits and aggregates of ``filters`` ask for,
+    by id, read in one statement (:func:`name_table.look_up`):
+    ``(amounts, required traits, forbidden traits, aggregate groups,
+    forbidden aggregates)``, the arguments of :func:`_listing`. Unknown
+    resource classes, then traits, are BadRequest; aggregate groups are
+    None when one holds no aggregate that exists."""
     names = _trait_names(filters)
     uuids = set(filters.forbidden_aggregates).union(*filters.member_of)
     queries = {}
@@ -74,16 +79,59 @@ def _name_conditions(conn, filters):
     found = name_table.look_up(conn, queries)
     classes = dict(found.get('class', ()))
     resource_class.require_known(filters.resources, classes)
-    wanted = [RP.c.id.in_(conditions.with_capacity(classes[name], amount))
-              for name, amount in sorted(filters.resources.items())]
-    wanted += _trait_conditions(filters, trait.known(
+    amounts = tuple(sorted((classes[name], amount)
+                           for name, amount in filters.resources.items()))
+    required, forbidden = _trait_ids(filters, trait.known(
         *name_table.found_and_unknown(names, found.get('trait', ()))))
     known = aggregate.canonical_ids(found.get('aggregate', ()))
-    groups = conditions.known_groups(filters.member_of, known)
+    return (amounts, required, forbidden,
+            conditions.known_groups(filters.member_of, known),
+            tuple(conditions.known_ids(filters.forbidden_aggregates, known)))
+
+
+#: Listing statements kept built (:func:`_listing`), and the most ids
+#: one may name to be kept: those of schedulers are few and repeated,
+#: and a statement of thousands of aggregates is large.
+MOST_LISTINGS = 128
+MOST_KEPT_IDS = 64
+
+
+def _listing(amounts, required, forbidden, groups, forbidden_aggregates,
+             by_name, by_uuid, in_tree):
+    """The statement of the providers with those ids (as
+    :func:`_named_ids` gives them), and, if asked, the name, uuid and
+    tree of parameters ``name``, ``uuid`` and ``in_tree``.
+
+    Kept built for the last :data:`MOST_LISTINGS` (with at most
+    :data:`MOST_KEPT_IDS` ids): SQLAlchemy's construction of a listing
+    with a look-up of aggregates and traits took as much CPU as
+    running it.
+    """
+    wanted = []
+    if amounts:
+        wanted.append(RP.c.id.in_(conditions.with_capacity(amounts)))
+    wanted += conditions.trait_conditions(required, forbidden)
     if groups is None:
-        return wanted + [sa.false()]
-    return wanted + conditions.aggregate_conditions(
-        groups, conditions.known_ids(filters.forbidden_aggregates, known))
+        wanted.append(sa.false())
+    else:
+        wanted += conditions.aggregate_conditions(groups,
+                                                  forbidden_aggregates)
+    if by_name:
+        wanted.append(RP.c.name == sa.bindparam('name'))
+    if by_uuid:
+        wanted.append(RP.c.uuid == sa.bindparam('uuid'))
+    if in_tree:
+        wanted.append(conditions.in_tree(sa.bindparam('in_tree')))
+    return resource_provider.select_listed(*wanted)
+
+
+_kept_listing = functools.lru_cache(MOST_LISTINGS)(_listing)
+
+
+def _count(amounts, required, forbidden, groups, forbidden_aggregates):
+    """How many ids (of :func:`_named_ids`) a listing names."""
+    return (len(amounts) + sum(map(len, required)) + len(forbidden)
+            + sum(map(len, groups or ())) + len(forbidden_aggregates))
 
 
 def list_providers(conn, filters):
@@ -94,16 +142,16 @@ def list_providers(conn, filters):
     """
     # Checked first: naming an unknown class or trait is an error even
     # when another filter already excludes everything.
-    wanted = _name_conditions(conn, filters)
-    if filters.name is not None:
-        if not name_table.storable(filters.name):
-            return []
-        wanted.append(RP.c.name == filters.name)
-    if filters.uuid is not None:
-        wanted.append(RP.c.uuid == filters.uuid)
-    if filters.in_tree is not None:
-        wanted.append(conditions.in_tree(filters.in_tree))
-    rows = db_api.streamed(conn, resource_provider.select_listed(*wanted))
+    ids = _named_ids(conn, filters)
+    if filters.name is not None and not name_table.storable(filters.name):
+        return []
+    given = {'name': filters.name, 'uuid': filters.uuid,
+             'in_tree': filters.in_tree}
+    build = _kept_listing if _count(*ids) <= MOST_KEPT_IDS else _listing
+    listing = build(*ids, *(value is not None for value in given.values()))
+    rows = db_api.streamed(conn, listing, {
+        name: value for name, value in given.items() if value is not None})
+    if filters.name is None:
+        return rows
     # MySQL compares names ignoring case and trailing spaces; we do not.
-    return (row for row in rows
-            if filters.name is None or row.name == filters.name)
+    return (row for row in rows if row.name == filters.name)

@@ -31,6 +31,7 @@ from placement import exception
 from placement import uuid_form
 from placement.db import api as db_api
 from placement.db import models
+from placement.objects import name_table
 
 RP = models.ResourceProvider.__table__
 _PARENT = RP.alias('parent_provider')
@@ -112,22 +113,26 @@ def get_by_uuid(conn, uuid):
 def select_listed(*conditions):
     """Only what a listing shows of the providers, in id order: uuid,
     name, generation, ``parent_provider_uuid``, ``root_provider_uuid``
-    and, as ``updated_at``, the last change (``created_at`` is None).
+    and ``changed``, the text of the last change
+    (:func:`name_table.changed_text`).
 
     Every column costs the driver work per row: thousands of rows are
-    listed at once.
+    listed at once. A root (most providers) is its own root, without a
+    look-up: the join to the root row was half of MariaDB's work for a
+    listing of 2,000 providers.
     """
+    root_uuid = (sa.select(_ROOT.c.uuid)
+                 .where(_ROOT.c.id == RP.c.root_provider_id)
+                 .scalar_subquery())
     return sa.select(
         RP.c.uuid, RP.c.name, RP.c.generation,
         _PARENT.c.uuid.label('parent_provider_uuid'),
-        sa.func.coalesce(_ROOT.c.uuid, RP.c.uuid).label(
-            'root_provider_uuid'),
-        sa.func.coalesce(RP.c.updated_at, RP.c.created_at,
-                         type_=RP.c.updated_at.type).label('updated_at'),
-        sa.null().label('created_at'),
+        sa.func.coalesce(
+            sa.case((RP.c.root_provider_id != RP.c.id, root_uuid)),
+            RP.c.uuid).label('root_provider_uuid'),
+        name_table.changed_text(RP).label('changed'),
     ).select_from(
         RP.outerjoin(_PARENT, _PARENT.c.id == RP.c.parent_provider_id)
-        .outerjoin(_ROOT, _ROOT.c.id == RP.c.root_provider_id)
     ).where(*conditions).order_by(RP.c.id)
 
 

@@ -2,7 +2,9 @@
 give the same answers on the backend the tests run on, for inventories
 as stored and read back by the driver: ratios that a single-precision
 FLOAT (MySQL) does not hold exactly, reserved amounts, usage at and
-around the capacity, unit rules at their edges and the largest totals.
+around the capacity, unit rules at their edges and the largest totals;
+so do the providers the provider list selects with it
+(placement.objects.conditions.with_capacity).
 """
 
 import itertools
@@ -13,6 +15,7 @@ import sqlalchemy as sa
 from placement import limits
 from placement.db import models
 from placement.objects import capacity
+from placement.objects import conditions
 
 pytestmark = pytest.mark.db
 
@@ -130,3 +133,38 @@ def test_a_ratio_a_float_column_rounds(db):
     assert row.allocation_ratio == 0.9999
     assert int(row.sql) == capacity.capacity(
         row.total, row.reserved, row.allocation_ratio) == 9999
+
+
+def test_the_providers_that_can_serve_every_amount(db, grid):
+    """with_capacity selects the providers where each amount fits its
+    class: of one class, and of two where every other provider has the
+    second class, used in part on every fourth."""
+    second, used = {}, {}
+    for row in grid[::2]:
+        second[row.resource_provider_id] = {
+            'resource_provider_id': row.resource_provider_id,
+            'resource_class_id': 1, 'total': 4, 'reserved': 0,
+            'allocation_ratio': 1.0, 'min_unit': 1, 'max_unit': 4,
+            'step_size': 1}
+    for provider_id in list(second)[::2]:
+        used[provider_id] = 3
+    with db.writer() as conn:
+        conn.execute(sa.insert(INV), list(second.values()))
+        conn.execute(sa.insert(ALLOC), [
+            {'resource_provider_id': provider_id, 'resource_class_id': 1,
+             'consumer_id': f'second-{provider_id}', 'used': amount}
+            for provider_id, amount in used.items()])
+    with db.reader() as conn:
+        for amount in AMOUNTS:
+            fitting = {row.resource_provider_id for row in grid
+                       if capacity.fits(row, row.used, amount)}
+            assert set(conn.scalars(conditions.with_capacity(
+                ((0, amount),)))) == fitting, amount
+            both = {provider_id for provider_id in fitting
+                    if provider_id in second
+                    and used.get(provider_id, 0) + 2 <= 4}
+            assert set(conn.scalars(conditions.with_capacity(
+                ((0, amount), (1, 2))))) == both, amount
+            if amount == 1:
+                # Not a constant: some pass on both classes, not all.
+                assert 0 < len(both) < len(second)

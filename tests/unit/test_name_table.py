@@ -1,29 +1,21 @@
 """name_table.Newest: the latest change of rows seen as they stream."""
 
 import datetime
-import types
 
 from placement.objects import name_table
 
-UTC = datetime.UTC
 
-
-def _row(updated, created=None):
-    return types.SimpleNamespace(updated_at=updated, created_at=created)
-
-
-def test_the_newest_of_rows_passing():
-    rows = [_row(None, datetime.datetime(2020, 1, 1)),
-            _row(datetime.datetime(2022, 1, 1), datetime.datetime(2019, 1, 1)),
-            _row(None),
-            _row(datetime.datetime(2021, 1, 1))]
+def test_the_newest_of_rows_seen():
     newest = name_table.Newest()
-    assert list(newest.passing(rows)) == rows
-    assert newest.value == datetime.datetime(2022, 1, 1, tzinfo=UTC)
-    assert newest.value == name_table.newest(rows)
+    # As MySQL, PostgreSQL and SQLite write them (changed_text).
+    for changed in ('2020-01-01 00:00:00', '2022-01-01 00:00:00.5', None,
+                    '2022-01-01 00:00:00.123456', '2021-12-31 23:59:59'):
+        newest.note(changed)
+    assert newest.value == datetime.datetime(2022, 1, 1, 0, 0, 0, 500000,
+                                             tzinfo=datetime.UTC)
 
 
 def test_no_change_known():
     newest = name_table.Newest()
-    assert list(newest.passing([_row(None)])) == [_row(None)]
+    newest.note(None)
     assert newest.value is None
