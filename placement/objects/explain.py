@@ -39,6 +39,7 @@ import sqlalchemy as sa
 from placement.db import models
 from placement.objects import candidate_loading
 from placement.objects import candidate_narrowing
+from placement.objects import candidate_windows
 from placement.objects import capacity
 from placement.objects import conditions
 
@@ -146,10 +147,12 @@ def explain(conn, request, max_misses):
     # the request's funnel is empty without a search.
     empty = sum(1 for slot in slots
                 if slot.funnel and not slot.funnel[-1].count)
-    trees = _TreeFunnel(conn, narrowing, names,
-                        search=not empty or (empty == 1 and len(slots) > 1))
-    if len(misses) < max_misses:
-        misses += trees.misses(max_misses - len(misses))
+    trees = _TreeFunnel(conn, narrowing, names)
+    if not empty:
+        trees.search(max_misses - len(misses))
+    elif empty == 1 and len(slots) > 1:
+        trees.walk(max_misses - len(misses))
+    misses += trees.misses()
     return Explanation(
         slots=tuple(slots), funnel=tuple(trees.funnel),
         via_sharing=trees.via_sharing, trees=trees.with_candidates,
@@ -356,18 +359,20 @@ class _GroupFunnels:
         they lack."""
         stages = self._stages(resources)
         indexes = [self.classes.index(name) for name in resources]
+        has = {index: _has(self.inventories[index]) for index in indexes}
+        used = {index: self._used(index) for index in indexes}
         clauses = []
         for stage, _, index in stages:
             if stage == INVENTORY:
-                clauses.append(_has(self.inventories[index]))
+                clauses.append(has[index])
             elif stage == CAPACITY:
-                clauses.append(self._capacity(index, self._used)
-                               | ~_has(self.inventories[index]))
+                clauses.append(self._capacity(index, used.__getitem__)
+                               | ~has[index])
             else:
                 clauses.append(self.others[index].clause)
         numbers = [column for index in indexes
                    for column in (*(self.inventories[index].c[name]
-                                    for name in _NUMBERS), self._used(index))]
+                                    for name in _NUMBERS), used[index])]
         failing = sum((sa.case((clause, 0), else_=1) for clause in clauses),
                       sa.literal(0))
         rows = conn.execute(
@@ -502,16 +507,16 @@ def _impossible(conn, narrowing, request):
 class _TreeFunnel:
     """The request's funnel, from the candidate search over the whole
     cloud (:meth:`candidate_narrowing.Narrowing.narrow` of one window
-    holding every root, then the assembly of each tree)."""
+    holding every root, then the assembly of each tree), and its misses.
+    """
 
-    def __init__(self, conn, narrowing, names, search=True):
-        """``search`` False: no tree can pass the first stage (nor fail
-        it alone); every stage is then empty without a statement."""
+    def __init__(self, conn, narrowing, names):
+        """Every stage empty until :meth:`search`."""
         self.conn = conn
         self.narrowing = narrowing
         self.names = names
         request = narrowing.request
-        rules = candidate_loading.tree_rules(request)
+        self.rules = candidate_loading.tree_rules(request)
         stages = [GROUPS]
         if narrowing.collective:
             stages.append(REQUIRED_TOGETHER)
@@ -520,39 +525,35 @@ class _TreeFunnel:
         stages.append(COMBINED)
         if request.same_subtree:
             stages.append(SAME_SUBTREE)
-        if rules.isolate:
+        if self.rules.isolate:
             stages.append(ISOLATE)
         self.stages = stages
-        #: The roots each slot reaches.
+        #: The roots each slot reaches (of the window narrowed last).
         self.reach = []
         #: ``{stage: roots}`` of each stage's own condition, for the
-        #: trees that fail only one.
+        #: trees that fail only one (of the window narrowed last).
         self.meeting = {}
         #: ``[(stage, roots passing it)]`` of the stages so far.
         self.passed = [(stage, set()) for stage in stages]
         self.via_sharing = self.with_candidates = self.candidates = 0
-        if search:
-            self._search(rules)
+        #: ``{root id: (stage, details)}`` of the trees missed so far.
+        self.failed = {}
 
-    def _search(self, rules):
+    def search(self, most):
+        """Every stage, and the first ``most`` misses."""
         narrowing = self.narrowing
-        final = narrowing.narrow(_WHOLE_CLOUD)
-        reach = [narrowing.reachable_roots(slot)
-                 for slot in narrowing.slots]
+        final = self._narrow(_WHOLE_CLOUD)
         own = [set(slot.roots.values()) for slot in narrowing.slots]
-        reached = set.intersection(*reach) if reach else set()
+        reached = set.intersection(*self.reach) if self.reach else set()
         self.via_sharing = sum(
             1 for root in reached
             if any(root not in roots for roots in own))
         self.passed = [(GROUPS, reached)]
-        if REQUIRED_TOGETHER in self.stages:
-            self._stage(REQUIRED_TOGETHER,
-                        narrowing.meeting_collective_traits())
-        if ROOT_REQUIRED in self.stages:
-            self._stage(ROOT_REQUIRED,
-                        narrowing.roots_with_root_traits(_WHOLE_CLOUD))
+        for stage, roots in self.meeting.items():
+            self.passed.append((stage, self.passed[-1][1] & roots))
         roots = sorted(final)
         self.trees = candidate_loading.Trees(self.conn, narrowing, self.names)
+        rules = self.rules
         relaxed = [(COMBINED, dataclasses.replace(
             rules, isolate=False, same_subtree=()))]
         if SAME_SUBTREE in self.stages:
@@ -568,11 +569,44 @@ class _TreeFunnel:
         with_candidates, self.candidates = self._count(roots, relaxed[-1][1])
         self.passed.append((relaxed[-1][0], with_candidates))
         self.with_candidates = len(with_candidates)
-        self.reach = reach
+        self._reach_misses(_WHOLE_CLOUD, most)
+        self._stage_misses(most)
 
-    def _stage(self, stage, meeting):
-        self.meeting[stage] = meeting
-        self.passed.append((stage, self.passed[-1][1] & meeting))
+    def walk(self, most):
+        """The first ``most`` misses when one slot of several reaches no
+        tree: no tree passes the first stage, and the misses are the
+        trees every other slot reaches (meeting the stages of their own
+        conditions). The roots are narrowed a window at a time, in id
+        order, until ``most`` are found (the windows of a search with
+        a limit of ``most``): the trees of the cloud are not all
+        searched when misses are many."""
+        if most <= 0:
+            return
+        narrowing = self.narrowing
+        for window in candidate_windows.windows(
+                self.conn, most, False, candidate_windows.Progress(),
+                narrowing.members_share):
+            self._narrow(window)
+            self._reach_misses(window, most)
+            if len(self.failed) >= most:
+                return
+
+    def _narrow(self, window):
+        """:meth:`candidate_narrowing.Narrowing.narrow` of ``window``
+        (its result), with the reach of each slot and the roots meeting
+        the stages of their own conditions."""
+        narrowing = self.narrowing
+        final = narrowing.narrow(window)
+        self.reach = [narrowing.reachable_roots(slot)
+                      for slot in narrowing.slots]
+        self.meeting = {}
+        if REQUIRED_TOGETHER in self.stages:
+            self.meeting[REQUIRED_TOGETHER] = (
+                narrowing.meeting_collective_traits())
+        if ROOT_REQUIRED in self.stages:
+            self.meeting[ROOT_REQUIRED] = narrowing.roots_with_root_traits(
+                window)
+        return final
 
     def _candidates(self, roots, rules, first_only=True):
         """``(root, first candidate or None)`` of each of ``roots``, or
@@ -597,14 +631,21 @@ class _TreeFunnel:
     def funnel(self):
         return [Stage(stage, len(roots)) for stage, roots in self.passed]
 
-    def misses(self, most):
-        """Trees failing one stage only: reached by every slot but one
-        (and meeting the stages of their own conditions), failing only
-        one of those, or passing every stage up to an assembly rule."""
-        failed = {}
+    def misses(self):
+        """The :class:`Miss` of each tree missed."""
+        return self._named(self.failed)
+
+    def _reach_misses(self, window, most):
+        """Trees of ``window`` reached by every slot but one (and
+        meeting the stages of their own conditions), or by every slot
+        and failing one of those stages, in id order, while fewer than
+        ``most`` are missed."""
+        failed = self.failed
         slots = self.narrowing.slots
-        reached_by_some = set().union(*self.reach)
-        for root in sorted(reached_by_some):
+        for root in sorted(root for root in set().union(*self.reach)
+                           if candidate_windows.holds(window, root)):
+            if len(failed) >= most:
+                return
             missing = [index for index, roots
                        in enumerate(self.reach) if root not in roots]
             unmet = [stage for stage, roots in self.meeting.items()
@@ -621,15 +662,17 @@ class _TreeFunnel:
                     'subject': self._unmet_together(root)})
             else:
                 failed[root] = (unmet[0], {'subject': None})
-            if len(failed) >= most:
-                break
+
+    def _stage_misses(self, most):
+        """Trees passing every stage up to an assembly rule, and failing
+        it, while fewer than ``most`` are missed."""
         previous = self.passed[0][1]
         for stage, roots in self.passed[1:]:
             if stage not in self.meeting:
-                for root in sorted(previous - roots)[:most - len(failed)]:
-                    failed[root] = (stage, {'subject': None})
+                for root in sorted(previous - roots)[
+                        :max(most - len(self.failed), 0)]:
+                    self.failed[root] = (stage, {'subject': None})
             previous = roots
-        return self._named(dict(list(failed.items())[:most]))
 
     def _unmet_together(self, root):
         """The trait sets (sorted names) of the unsuffixed group that
