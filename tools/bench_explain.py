@@ -9,13 +9,20 @@ throw-away database, gives every third node HW_CPU_X86_AVX2 and every
 node one of two aggregates, then times, per query, the object layer of
 GET /allocation_candidates without a limit (the search, not the JSON
 rendering: the comparison favours the candidates) and of GET
-/reports/explain (its whole document), each the median of
-``--repetitions``, and the peak of Python memory of one run of each
-(tracemalloc). The issue's bound: explain within twice the candidates'
-time.
+/reports/explain (its whole document), run alternately
+``--repetitions`` times: the medians of their wall times and the means
+of their CPU times (this process's and, when the database server runs
+on this machine, that of the server thread or process serving the
+connection, read from ``/proc``: on a machine loaded by others, wall
+times are noise and CPU times hold), and the peak of Python memory of
+one run of each (tracemalloc). The issue's bound: explain within twice the
+candidates' time.
 """
 
 import argparse
+import os
+import statistics
+import time
 import tracemalloc
 import uuid
 
@@ -81,28 +88,73 @@ def peak_kib(function, *args):
         tracemalloc.stop()
 
 
+def server_cpu_ms(conn):
+    """CPU milliseconds so far of the database server's thread
+    (MariaDB, a thread per connection) or process (PostgreSQL) serving
+    ``conn``, from ``/proc``; None if they cannot be read (another
+    machine, another kind of server)."""
+    if 'bench_stat' not in conn.info:
+        ids = {'mysql': 'SELECT tid FROM information_schema.processlist '
+                        'WHERE id = connection_id()',
+               'postgresql': 'SELECT pg_backend_pid()'}
+        query = ids.get(conn.dialect.name)
+        path = query and f'/proc/{conn.exec_driver_sql(query).scalar()}/stat'
+        conn.info['bench_stat'] = (
+            path if path and os.access(path, os.R_OK) else None)
+    path = conn.info['bench_stat']
+    if path is None:
+        return None
+    with open(path) as stat:
+        # utime and stime, fields 14 and 15, after the parenthesised name.
+        fields = stat.read().rsplit(')', 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf(
+        'SC_CLK_TCK')
+
+
+def run(db, function, *args):
+    """``(wall ms, CPU ms)`` of ``function(conn, *args)`` in a read
+    transaction; the CPU of this process and of the server's side."""
+
+    def measured(conn):
+        server = server_cpu_ms(conn)
+        wall, cpu = time.perf_counter(), time.process_time()
+        function(conn, *args)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        if server is not None:
+            cpu += (server_cpu_ms(conn) - server) / 1000
+        return 1000 * wall, 1000 * cpu
+
+    return db.read(measured)
+
+
 def measure(db, conf, repetitions, queries):
     version = microversion.MAX_VERSION
     for name, query in queries:
         params, variables = report_command._read_query(
             declared_explain.REPORTS[0], query, version)
         request = variables['request']
-        candidates = bench_audit.timed(
-            db.read, repetitions, allocation_candidate.get_candidates,
-            request, conf)
-        explained = bench_audit.timed(
-            db.read, repetitions, declared_explain.build, conf, params,
-            request)
+        runs = {'search': [], 'explain': []}
+        for _ in range(repetitions):
+            runs['search'].append(run(
+                db, allocation_candidate.get_candidates, request, conf))
+            runs['explain'].append(run(
+                db, declared_explain.build, conf, params, request))
+        # The CPU is read in clock ticks (10 ms): its mean, not median.
+        (wall, cpu), (explain_wall, explain_cpu) = (
+            (statistics.median(walls), statistics.mean(cpus))
+            for walls, cpus in (zip(*runs[kind], strict=True)
+                                for kind in ('search', 'explain')))
         found = db.read(declared_explain.build, conf, params,
                         request)['explain']
         memory = (peak_kib(db.read, allocation_candidate.get_candidates,
                            request, conf),
                   peak_kib(db.read, declared_explain.build, conf, params,
                            request))
-        print(f'{name}: {found["candidates"]} candidates; candidates '
-              f'{candidates:.0f} ms, explain {explained:.0f} ms '
-              f'({explained / candidates:.2f}x); peak Python memory '
-              f'{memory[0]} KiB against {memory[1]} KiB')
+        print(f'{name}: {found["candidates"]} candidates; search / explain '
+              f'wall {wall:.0f} / {explain_wall:.0f} ms '
+              f'({explain_wall / wall:.2f}x), CPU {cpu:.0f} / '
+              f'{explain_cpu:.0f} ms ({explain_cpu / cpu:.2f}x); peak '
+              f'Python memory {memory[0]} / {memory[1]} KiB')
 
 
 def main():

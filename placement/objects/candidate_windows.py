@@ -125,3 +125,10 @@ def within(window, column):
     if last is not None:
         conditions.append(column <= last)
     return conditions
+
+
+def holds(window, root_id):
+    """Whether ``window`` holds the root of id ``root_id``."""
+    after, last = window
+    return ((after is None or root_id > after)
+            and (last is None or root_id <= last))

@@ -13,11 +13,13 @@ of candidates GET /allocation_candidates returns without a limit.
 classes may come from different providers), one per suffixed group.
 Each slot's funnel counts providers: those with inventory of its
 classes, then those passing each further condition of the slot in
-turn, in one statement of a flag per condition and provider grouped by
-pattern of flags. An amount that no inventory could hold even
-unallocated (what the search's ``may_match`` asks) makes its capacity
-flag false without summing allocations, and a slot no provider passes
-spares the search of the trees: when nothing fits, explain reads the
+turn, from one statement per group of a flag per condition and provider
+grouped by pattern of flags (all the slots of a group counted at once).
+An amount that no inventory could hold even unallocated (what the
+search's ``may_match`` asks) makes its capacity flag false without
+summing allocations (a slot of that class alone needs no count but that
+of the inventories of the class), and a slot no provider passes spares
+the search of the trees: when nothing fits, explain reads the
 inventories of the classes asked, not every provider's allocations. The
 request's funnel counts trees (roots): those every slot reaches (its
 own providers or a sharing provider shared with it), then those whose
@@ -37,6 +39,8 @@ import sqlalchemy as sa
 from placement.db import models
 from placement.objects import candidate_loading
 from placement.objects import candidate_narrowing
+from placement.objects import candidate_windows
+from placement.objects import capacity
 from placement.objects import conditions
 
 RP = models.ResourceProvider.__table__
@@ -128,13 +132,13 @@ def explain(conn, request, max_misses):
     # same funnels and misses, counted once.
     counted = {}
     for group in request.groups:
-        for resources in candidate_narrowing.slot_resources(group):
-            key = (candidate_narrowing.query_of(group),
-                   tuple(sorted(resources.items())))
-            if key not in counted:
-                counted[key] = _slot(conn, narrowing, group, resources,
-                                     max_misses, impossible)
-            slot, slot_misses = counted[key]
+        key = candidate_narrowing.query_of(group)
+        if key not in counted:
+            # Misses past the first max_misses are not shown: a later
+            # group reads only as many as are still wanted.
+            counted[key] = _GroupFunnels(narrowing, group, impossible).read(
+                conn, max_misses - len(misses))
+        for slot, slot_misses in counted[key]:
             slots.append(dataclasses.replace(slot, suffix=group.suffix))
             misses += [dataclasses.replace(miss, group=group.suffix)
                        for miss in slot_misses]
@@ -143,48 +147,317 @@ def explain(conn, request, max_misses):
     # the request's funnel is empty without a search.
     empty = sum(1 for slot in slots
                 if slot.funnel and not slot.funnel[-1].count)
-    trees = _TreeFunnel(conn, narrowing, names,
-                        search=not empty or (empty == 1 and len(slots) > 1))
-    misses += trees.misses(max_misses)
+    trees = _TreeFunnel(conn, narrowing, names)
+    if not empty:
+        trees.search(max_misses - len(misses))
+    elif empty == 1 and len(slots) > 1:
+        trees.walk(max_misses - len(misses))
+    misses += trees.misses()
     return Explanation(
         slots=tuple(slots), funnel=tuple(trees.funnel),
         via_sharing=trees.via_sharing, trees=trees.with_candidates,
         candidates=trees.candidates, misses=tuple(misses[:max_misses]))
 
 
-def slot_conditions(narrowing, group, resources, impossible=frozenset()):
-    """The :class:`Condition` list of the slot of ``group`` asking
-    ``resources``, in funnel order: those the narrowing applies to a
-    provider of the slot, one per class, trait set, trait, aggregate set
-    and aggregate (the unsuffixed group's required traits are met by its
-    providers together: the request's funnel counts them).
+class _GroupFunnels:
+    """The funnels and misses of the slots of one request group.
 
-    The conditions are on the providers the slot looks at, those with
-    inventory of one of its classes (:func:`_considered`): with one
-    class, they all have it. The ``(class name, amount)`` in
+    One statement counts the providers of each pattern of flags, a flag
+    per condition of the group: the inventory and the capacity of each
+    of its classes, then its other conditions (all its slots are counted
+    from it); for a slot some of whose providers fail one condition
+    only, a second reads the first of them (in id order: it stops
+    there).
+
+    A provider's inventory of each class is an outer join (a provider
+    has one inventory row of a class at most); the count reads its
+    usage of the classes from the sums of every provider's allocations,
+    made once (a sum per provider probed costs twice as much on
+    PostgreSQL), the misses from a sum per provider read (the first
+    ones are often found soon). The ``(class name, amount)`` in
     ``impossible`` fit no inventory even unallocated
-    (:func:`_impossible`): their capacity condition is then the same
-    without summing any allocations.
+    (:func:`_impossible`): their capacity flag is then false without
+    summing any allocations.
     """
+
+    def __init__(self, narrowing, group, impossible):
+        self.narrowing = narrowing
+        self.group = group
+        self.classes = list(group.resources)
+        self.inventories = [_INV.alias(f'inventory_{index}')
+                            for index in range(len(self.classes))]
+        #: ``{(class name, amount): providers with inventory of the
+        #: class}`` of the amounts no inventory could hold
+        #: (:func:`_impossible`).
+        self.impossible = impossible
+        self.possible = {name for name, amount in group.resources.items()
+                         if (name, amount) not in impossible}
+        #: The group's conditions other than its classes'.
+        self.others = _other_conditions(narrowing, group)
+
+    def read(self, conn, max_misses):
+        """``[(Slot, [Miss])]`` of each slot of the group, at most
+        ``max_misses`` misses in all."""
+        slots = candidate_narrowing.slot_resources(self.group)
+        counted = ([] if all(map(self._apart, slots))
+                   else self._patterns(conn))
+        found = []
+        for resources in slots:
+            stages = self._stages(resources)
+            if self._apart(resources):
+                # No provider of the slot has the capacity: the
+                # conditions after it count none, whatever they are;
+                # taken as met, they leave misses to look for.
+                patterns = [([True, False] + [True] * (len(stages) - 2),
+                             self.impossible[self._asked(resources)])]
+            else:
+                indexes = {self.classes.index(name) for name in resources}
+                patterns = [(self._passed(stages, flags), providers)
+                            for flags, providers in counted
+                            if not indexes
+                            or any(flags[index] for index in indexes)]
+            slot = self._slot(resources, stages, patterns)
+            misses = []
+            if max_misses > 0 and any(passed.count(False) == 1
+                                      for passed, _ in patterns):
+                misses = self._misses(conn, resources, max_misses)
+                max_misses -= len(misses)
+            found.append((slot, misses))
+        return found
+
+    def _asked(self, resources):
+        """The ``(class name, amount)`` of a slot of one class."""
+        return next(iter(resources.items()))
+
+    def _apart(self, resources):
+        """Whether the slot asking ``resources`` is counted without the
+        statement of :meth:`_patterns`: it asks for one class an amount
+        no inventory could hold, and its providers are those with
+        inventory of it, whose number :func:`_impossible` read."""
+        return len(resources) == 1 and self._asked(resources) in (
+            self.impossible)
+
+    def _patterns(self, conn):
+        """``[(flags, providers)]``: the number of providers of the group
+        with each pattern of flags (:attr:`flags`)."""
+        usage = _usage({index: self.narrowing.class_ids[name]
+                        for index, name in enumerate(self.classes)
+                        if name in self.possible})
+
+        def summed(index):
+            return sa.func.coalesce(usage.c[f'used_{index}'], 0)
+
+        flags = [_has(inventory) for inventory in self.inventories]
+        flags += [self._capacity(index, summed)
+                  for index in range(len(self.classes))]
+        flags += [condition.clause for condition in self.others]
+        every = range(len(self.classes))
+        providers, looked_at = self._providers(every), self._looked_at(every)
+        provider_id = RP.c.id
+        if len(self.classes) == 1:
+            # From the inventories of the class, each with its provider
+            # outer joined: the databases leave the provider rows unread
+            # when no condition needs them.
+            inventory = self.inventories[0]
+            provider_id = inventory.c.resource_provider_id
+            providers = inventory.outerjoin(RP, RP.c.id == provider_id)
+            looked_at = [inventory.c.resource_class_id
+                         == self.narrowing.class_ids[self.classes[0]]]
+        if usage is not None:
+            providers = providers.outerjoin(
+                usage, usage.c.resource_provider_id == provider_id)
+        counted = (sa.select(*(sa.case((flag, 1), else_=0).label(f'f{index}')
+                               for index, flag in enumerate(flags)))
+                   .select_from(providers).where(*looked_at)
+                   .subquery('flags'))
+        return [(tuple(map(bool, row[:-1])), row[-1])
+                for row in conn.execute(
+                    sa.select(*counted.c, sa.func.count())
+                    .group_by(*counted.c))]
+
+    def _providers(self, indexes):
+        """:data:`RP` outer joined to its inventory of the classes at
+        ``indexes``."""
+        providers = RP
+        for index in indexes:
+            inventory = self.inventories[index]
+            providers = providers.outerjoin(inventory, sa.and_(
+                inventory.c.resource_provider_id == RP.c.id,
+                inventory.c.resource_class_id
+                == self.narrowing.class_ids[self.classes[index]]))
+        return providers
+
+    def _looked_at(self, indexes):
+        """Conditions: the provider is one a slot of the classes at
+        ``indexes`` looks at, one with inventory of one of them (any,
+        for a resourceless group)."""
+        if not self.classes:
+            return []
+        return [sa.or_(*(_has(self.inventories[index])
+                         for index in indexes))]
+
+    def _capacity(self, index, used):
+        """Condition: the provider's inventory of the class at ``index``
+        can serve the amount asked, ``used(index)`` being allocated
+        (false if no inventory could)."""
+        name = self.classes[index]
+        if name not in self.possible:
+            return sa.false()
+        inventory = self.inventories[index]
+        return sa.and_(_has(inventory), *capacity.fits_sql(
+            inventory.c, used(index),
+            sa.literal(self.group.resources[name], sa.Integer)))
+
+    def _stages(self, resources):
+        """``[(stage, subject, index of the flag)]`` of the conditions of
+        the slot asking ``resources``, in funnel order (index: that of
+        the class for its inventory and capacity)."""
+        indexes = [self.classes.index(name) for name in resources]
+        return ([(INVENTORY, name, index)
+                 for name, index in zip(resources, indexes, strict=True)]
+                + [(CAPACITY, name, index)
+                   for name, index in zip(resources, indexes, strict=True)]
+                + [(condition.stage, condition.subject, position)
+                   for position, condition in enumerate(self.others)])
+
+    def _passed(self, stages, flags):
+        """Whether the provider of the counted ``flags`` passes each of
+        ``stages`` (:meth:`_stages`). Without inventory of a class a
+        provider fails its inventory condition only: the capacity
+        condition asks about the inventory there is."""
+        count = len(self.classes)
+        found = []
+        for stage, _, index in stages:
+            if stage == INVENTORY:
+                found.append(flags[index])
+            elif stage == CAPACITY:
+                found.append(flags[count + index] or not flags[index])
+            else:
+                found.append(flags[2 * count + index])
+        return found
+
+    def _slot(self, resources, stages, patterns):
+        """The :class:`Slot` asking ``resources``, from the number of its
+        providers passing each of ``stages`` (:meth:`_stages`) or not:
+        ``[([passed], providers)]``."""
+        names, ends = [], {}
+        for position, (stage, _, _) in enumerate(stages):
+            if stage not in ends:
+                names.append(stage)
+            ends[stage] = position + 1
+        return Slot(
+            suffix=self.group.suffix, resources=dict(resources),
+            considered=sum(providers for _, providers in patterns),
+            funnel=tuple(Stage(stage, sum(
+                providers for passed, providers in patterns
+                if all(passed[:ends[stage]]))) for stage in names))
+
+    def _misses(self, conn, resources, most):
+        """The first ``most`` providers (by id) of the slot asking
+        ``resources`` that fail one of its conditions only, as
+        :class:`Miss`, with the numbers of the inventory whose capacity
+        they lack."""
+        stages = self._stages(resources)
+        indexes = [self.classes.index(name) for name in resources]
+        has = {index: _has(self.inventories[index]) for index in indexes}
+        used = {index: self._used(index) for index in indexes}
+        clauses = []
+        for stage, _, index in stages:
+            if stage == INVENTORY:
+                clauses.append(has[index])
+            elif stage == CAPACITY:
+                clauses.append(self._capacity(index, used.__getitem__)
+                               | ~has[index])
+            else:
+                clauses.append(self.others[index].clause)
+        numbers = [column for index in indexes
+                   for column in (*(self.inventories[index].c[name]
+                                    for name in _NUMBERS), used[index])]
+        failing = sum((sa.case((clause, 0), else_=1) for clause in clauses),
+                      sa.literal(0))
+        rows = conn.execute(
+            sa.select(RP.c.uuid, RP.c.name,
+                      *(sa.case((clause, 1), else_=0) for clause in clauses),
+                      *numbers)
+            .select_from(self._providers(indexes))
+            .where(*self._looked_at(indexes), failing == 1)
+            .order_by(RP.c.id).limit(most))
+        misses = []
+        for row in rows:
+            flags = row[2:2 + len(clauses)]
+            stage, subject, _ = stages[flags.index(0)]
+            details = {'subject': subject}
+            if stage == CAPACITY:
+                at = 2 + len(clauses) + (len(_NUMBERS) + 1) * list(
+                    resources).index(subject)
+                inventory = dict(zip(_NUMBERS, row[at:at + len(_NUMBERS)],
+                                     strict=True))
+                details.update(_capacity_numbers(
+                    inventory, int(row[at + len(_NUMBERS)])),
+                    asked=resources[subject])
+            misses.append(Miss(row.uuid, row.name, self.group.suffix, stage,
+                               details))
+        return misses
+
+    def _used(self, index):
+        """The amount of the class at ``index`` allocated from the
+        provider of :data:`RP`, summed for it alone."""
+        return (sa.select(sa.func.coalesce(sa.func.sum(_ALLOC.c.used), 0))
+                .where(_ALLOC.c.resource_provider_id == RP.c.id,
+                       _ALLOC.c.resource_class_id
+                       == self.narrowing.class_ids[self.classes[index]])
+                .scalar_subquery())
+
+
+#: The columns of an inventory a capacity miss shows.
+_NUMBERS = ('total', 'reserved', 'allocation_ratio', 'min_unit',
+            'max_unit', 'step_size')
+
+
+def _capacity_numbers(inventory, used):
+    """The details of a capacity miss on ``inventory`` (``{column:
+    value}`` of :data:`_NUMBERS`), ``used`` being allocated."""
+    limit = capacity.capacity(inventory['total'], inventory['reserved'],
+                              inventory['allocation_ratio'])
+    # An inventory lowered under its usage has nothing free (as the
+    # headroom report counts it), and is over by the rest.
+    return {'capacity': limit, 'used': used, 'free': max(limit - used, 0),
+            'over_capacity': max(used - limit, 0),
+            'min_unit': inventory['min_unit'],
+            'max_unit': inventory['max_unit'],
+            'step_size': inventory['step_size']}
+
+
+def _has(inventory):
+    """Condition: the outer joined ``inventory`` row exists."""
+    return inventory.c.resource_provider_id.isnot(None)
+
+
+def _usage(class_ids):
+    """Subquery: per provider id, the amount allocated of each class of
+    ``class_ids`` (``{index: class id}``) in column ``used_<index>``;
+    None without classes."""
+    if not class_ids:
+        return None
+    return (sa.select(_ALLOC.c.resource_provider_id, *(
+                sa.func.sum(sa.case(
+                    (_ALLOC.c.resource_class_id == class_id, _ALLOC.c.used),
+                    else_=0)).label(f'used_{index}')
+                for index, class_id in class_ids.items()))
+            .where(_ALLOC.c.resource_class_id.in_(
+                sorted(set(class_ids.values()))))
+            .group_by(_ALLOC.c.resource_provider_id)
+            .subquery('usage'))
+
+
+def _other_conditions(narrowing, group):
+    """The :class:`Condition` list of ``group`` other than its classes',
+    in funnel order, on the provider of :data:`RP`: one per trait set,
+    trait, aggregate set and aggregate, and in_tree (the unsuffixed
+    group's required traits are met by its providers together: the
+    request's funnel counts them)."""
     found = []
     spans_root = not group.suffix
-    one_class = len(resources) == 1
-
-    def has_inventory(name):
-        return (sa.true() if one_class
-                else _has_inventory(narrowing.class_ids[name]))
-
-    for name in resources:
-        found.append(Condition(INVENTORY, name, has_inventory(name)))
-    # Without inventory of the class a provider fails its inventory
-    # condition only: the capacity condition asks about the inventory
-    # there is.
-    for name, amount in resources.items():
-        fits = (sa.false() if (name, amount) in impossible
-                else conditions.has_capacity(
-                    RP.c.id, narrowing.class_ids[name], amount))
-        found.append(Condition(CAPACITY, name,
-                               fits | ~has_inventory(name)))
 
     def has_any(names):
         return conditions.has_any_trait(RP.c.id,
@@ -210,132 +483,43 @@ def slot_conditions(narrowing, group, resources, impossible=frozenset()):
     return found
 
 
-def _has_inventory(class_id):
-    return conditions.exists(_INV.c.resource_provider_id == RP.c.id,
-                                  _INV.c.resource_class_id == class_id)
-
-
-def _considered(narrowing, resources):
-    """Condition: the provider is one a slot of ``resources`` looks at
-    (a semi-join: MariaDB probes each provider for an EXISTS, at twice
-    the cost over the whole cloud)."""
-    if not resources:
-        return sa.true()
-    return RP.c.id.in_(sa.select(_INV.c.resource_provider_id).where(
-        _INV.c.resource_class_id.in_(
-            sorted(narrowing.class_ids[name] for name in resources))))
-
-
-def _slot(conn, narrowing, group, resources, max_misses, impossible):
-    """The :class:`Slot` and the misses (at most ``max_misses``) of one
-    slot, from a flag per provider and condition: one statement counts
-    the providers of each pattern of flags, and, when some fail one
-    condition only, a second reads the first ``max_misses`` of them
-    (in id order: it stops there).
-
-    ``impossible``: as for :func:`slot_conditions`.
-    """
-    found = slot_conditions(narrowing, group, resources, impossible)
-    flags = [sa.case((condition.clause, 1), else_=0).label(f'f{index}')
-             for index, condition in enumerate(found)]
-    considered = _considered(narrowing, resources)
-    counted = (sa.select(*flags).select_from(RP).where(considered)
-               .subquery('flags'))
-    columns = list(counted.c)
-    patterns = [(tuple(row[:-1]), row[-1]) for row in conn.execute(
-        sa.select(*columns, sa.func.count()).group_by(*columns))]
-    stages, ends = [], {}
-    for index, condition in enumerate(found):
-        if condition.stage not in ends:
-            stages.append(condition.stage)
-        ends[condition.stage] = index + 1
-    slot = Slot(
-        suffix=group.suffix, resources=dict(resources),
-        considered=sum(providers for _, providers in patterns),
-        funnel=tuple(Stage(stage, sum(
-            providers for pattern, providers in patterns
-            if all(pattern[:ends[stage]]))) for stage in stages))
-    missed = []
-    if max_misses and any(sum(pattern) == len(found) - 1
-                          for pattern, _ in patterns):
-        missed = conn.execute(
-            sa.select(RP.c.id, RP.c.uuid, RP.c.name, *flags)
-            .where(considered, sum((flag.element for flag in flags),
-                                   sa.literal(0)) == len(found) - 1)
-            .order_by(RP.c.id).limit(max_misses)).all()
-    numbers = _inventories(conn, [row.id for row in missed])
-    misses = []
-    for row in missed:
-        condition = found[list(row[3:]).index(0)]
-        details = {'subject': condition.subject}
-        if condition.stage == CAPACITY:
-            details.update(numbers.get((row.id, condition.subject), {}),
-                           asked=resources[condition.subject])
-        misses.append(Miss(row.uuid, row.name, group.suffix,
-                           condition.stage, details))
-    return slot, misses
-
-
 def _impossible(conn, narrowing, request):
-    """The ``(class name, amount)`` asked that no inventory could hold
-    even unallocated, from one statement of uncorrelated EXISTS (each
-    stops at the first inventory that could hold it)."""
+    """``{(class name, amount): providers with inventory of the class}``
+    of the amounts asked that no inventory could hold even unallocated,
+    from one statement of uncorrelated EXISTS (each stops at the first
+    inventory that could hold the amount; the inventories of the class
+    are counted only when none could)."""
     asked = sorted({(name, amount) for group in request.groups
                     for name, amount in group.resources.items()})
     if not asked:
         return {}
-    fits = conn.execute(sa.select(*(
-        conditions.could_ever_fit(narrowing.class_ids[name], amount)
-        for name, amount in asked))).one()
-    return {pair for pair, fit in zip(asked, fits, strict=True) if not fit}
 
+    def held(name, amount):
+        class_id = narrowing.class_ids[name]
+        return sa.case(
+            (conditions.could_ever_fit(class_id, amount), sa.null()),
+            else_=sa.select(sa.func.count()).select_from(_INV)
+            .where(_INV.c.resource_class_id == class_id).scalar_subquery())
 
-def _inventories(conn, provider_ids):
-    """``{(provider id, class name): numbers}`` of the inventories of
-    ``provider_ids``, with their usage, in one statement."""
-    if not provider_ids:
-        return {}
-    used = (sa.select(sa.func.coalesce(sa.func.sum(_ALLOC.c.used), 0))
-            .where(_ALLOC.c.resource_provider_id
-                   == _INV.c.resource_provider_id,
-                   _ALLOC.c.resource_class_id == _INV.c.resource_class_id)
-            .scalar_subquery())
-    rc = models.ResourceClass.__table__
-    rows = conn.execute(
-        sa.select(_INV.c.resource_provider_id, rc.c.name, _INV.c.total,
-                  _INV.c.reserved, _INV.c.allocation_ratio,
-                  _INV.c.min_unit, _INV.c.max_unit, _INV.c.step_size,
-                  used.label('used'))
-        .join(rc, rc.c.id == _INV.c.resource_class_id)
-        .where(_INV.c.resource_provider_id.in_(sorted(set(provider_ids)))))
-    found = {}
-    for row in rows:
-        capacity = int((row.total - row.reserved) * row.allocation_ratio)
-        used = int(row.used)
-        found[row.resource_provider_id, row.name] = {
-            'capacity': capacity, 'used': used,
-            # An inventory lowered under its usage has nothing free (as
-            # the headroom report counts it), and is over by the rest.
-            'free': max(capacity - used, 0),
-            'over_capacity': max(used - capacity, 0),
-            'min_unit': row.min_unit, 'max_unit': row.max_unit,
-            'step_size': row.step_size}
-    return found
+    found = conn.execute(sa.select(*(
+        held(name, amount) for name, amount in asked))).one()
+    return {pair: count for pair, count in zip(asked, found, strict=True)
+            if count is not None}
 
 
 class _TreeFunnel:
     """The request's funnel, from the candidate search over the whole
     cloud (:meth:`candidate_narrowing.Narrowing.narrow` of one window
-    holding every root, then the assembly of each tree)."""
+    holding every root, then the assembly of each tree), and its misses.
+    """
 
-    def __init__(self, conn, narrowing, names, search=True):
-        """``search`` False: no tree can pass the first stage (nor fail
-        it alone); every stage is then empty without a statement."""
+    def __init__(self, conn, narrowing, names):
+        """Every stage empty until :meth:`search`."""
         self.conn = conn
         self.narrowing = narrowing
         self.names = names
         request = narrowing.request
-        rules = candidate_loading.tree_rules(request)
+        self.rules = candidate_loading.tree_rules(request)
         stages = [GROUPS]
         if narrowing.collective:
             stages.append(REQUIRED_TOGETHER)
@@ -344,39 +528,35 @@ class _TreeFunnel:
         stages.append(COMBINED)
         if request.same_subtree:
             stages.append(SAME_SUBTREE)
-        if rules.isolate:
+        if self.rules.isolate:
             stages.append(ISOLATE)
         self.stages = stages
-        #: The roots each slot reaches.
+        #: The roots each slot reaches (of the window narrowed last).
         self.reach = []
         #: ``{stage: roots}`` of each stage's own condition, for the
-        #: trees that fail only one.
+        #: trees that fail only one (of the window narrowed last).
         self.meeting = {}
         #: ``[(stage, roots passing it)]`` of the stages so far.
         self.passed = [(stage, set()) for stage in stages]
         self.via_sharing = self.with_candidates = self.candidates = 0
-        if search:
-            self._search(rules)
+        #: ``{root id: (stage, details)}`` of the trees missed so far.
+        self.failed = {}
 
-    def _search(self, rules):
+    def search(self, most):
+        """Every stage, and the first ``most`` misses."""
         narrowing = self.narrowing
-        final = narrowing.narrow(_WHOLE_CLOUD)
-        reach = [narrowing.reachable_roots(slot)
-                 for slot in narrowing.slots]
+        final = self._narrow(_WHOLE_CLOUD)
         own = [set(slot.roots.values()) for slot in narrowing.slots]
-        reached = set.intersection(*reach) if reach else set()
+        reached = set.intersection(*self.reach) if self.reach else set()
         self.via_sharing = sum(
             1 for root in reached
             if any(root not in roots for roots in own))
         self.passed = [(GROUPS, reached)]
-        if REQUIRED_TOGETHER in self.stages:
-            self._stage(REQUIRED_TOGETHER,
-                        narrowing.meeting_collective_traits())
-        if ROOT_REQUIRED in self.stages:
-            self._stage(ROOT_REQUIRED,
-                        narrowing.roots_with_root_traits(_WHOLE_CLOUD))
+        for stage, roots in self.meeting.items():
+            self.passed.append((stage, self.passed[-1][1] & roots))
         roots = sorted(final)
         self.trees = candidate_loading.Trees(self.conn, narrowing, self.names)
+        rules = self.rules
         relaxed = [(COMBINED, dataclasses.replace(
             rules, isolate=False, same_subtree=()))]
         if SAME_SUBTREE in self.stages:
@@ -392,11 +572,44 @@ class _TreeFunnel:
         with_candidates, self.candidates = self._count(roots, relaxed[-1][1])
         self.passed.append((relaxed[-1][0], with_candidates))
         self.with_candidates = len(with_candidates)
-        self.reach = reach
+        self._reach_misses(_WHOLE_CLOUD, most)
+        self._stage_misses(most)
 
-    def _stage(self, stage, meeting):
-        self.meeting[stage] = meeting
-        self.passed.append((stage, self.passed[-1][1] & meeting))
+    def walk(self, most):
+        """The first ``most`` misses when one slot of several reaches no
+        tree: no tree passes the first stage, and the misses are the
+        trees every other slot reaches (meeting the stages of their own
+        conditions). The roots are narrowed a window at a time, in id
+        order, until ``most`` are found (the windows of a search with
+        a limit of ``most``): the trees of the cloud are not all
+        searched when misses are many."""
+        if most <= 0:
+            return
+        narrowing = self.narrowing
+        for window in candidate_windows.windows(
+                self.conn, most, False, candidate_windows.Progress(),
+                narrowing.members_share):
+            self._narrow(window)
+            self._reach_misses(window, most)
+            if len(self.failed) >= most:
+                return
+
+    def _narrow(self, window):
+        """:meth:`candidate_narrowing.Narrowing.narrow` of ``window``
+        (its result), with the reach of each slot and the roots meeting
+        the stages of their own conditions."""
+        narrowing = self.narrowing
+        final = narrowing.narrow(window)
+        self.reach = [narrowing.reachable_roots(slot)
+                      for slot in narrowing.slots]
+        self.meeting = {}
+        if REQUIRED_TOGETHER in self.stages:
+            self.meeting[REQUIRED_TOGETHER] = (
+                narrowing.meeting_collective_traits())
+        if ROOT_REQUIRED in self.stages:
+            self.meeting[ROOT_REQUIRED] = narrowing.roots_with_root_traits(
+                window)
+        return final
 
     def _candidates(self, roots, rules, first_only=True):
         """``(root, first candidate or None)`` of each of ``roots``, or
@@ -421,14 +634,21 @@ class _TreeFunnel:
     def funnel(self):
         return [Stage(stage, len(roots)) for stage, roots in self.passed]
 
-    def misses(self, most):
-        """Trees failing one stage only: reached by every slot but one
-        (and meeting the stages of their own conditions), failing only
-        one of those, or passing every stage up to an assembly rule."""
-        failed = {}
+    def misses(self):
+        """The :class:`Miss` of each tree missed."""
+        return self._named(self.failed)
+
+    def _reach_misses(self, window, most):
+        """Trees of ``window`` reached by every slot but one (and
+        meeting the stages of their own conditions), or by every slot
+        and failing one of those stages, in id order, while fewer than
+        ``most`` are missed."""
+        failed = self.failed
         slots = self.narrowing.slots
-        reached_by_some = set().union(*self.reach)
-        for root in sorted(reached_by_some):
+        for root in sorted(root for root in set().union(*self.reach)
+                           if candidate_windows.holds(window, root)):
+            if len(failed) >= most:
+                return
             missing = [index for index, roots
                        in enumerate(self.reach) if root not in roots]
             unmet = [stage for stage, roots in self.meeting.items()
@@ -445,15 +665,17 @@ class _TreeFunnel:
                     'subject': self._unmet_together(root)})
             else:
                 failed[root] = (unmet[0], {'subject': None})
-            if len(failed) >= most:
-                break
+
+    def _stage_misses(self, most):
+        """Trees passing every stage up to an assembly rule, and failing
+        it, while fewer than ``most`` are missed."""
         previous = self.passed[0][1]
         for stage, roots in self.passed[1:]:
             if stage not in self.meeting:
-                for root in sorted(previous - roots)[:most - len(failed)]:
-                    failed[root] = (stage, {'subject': None})
+                for root in sorted(previous - roots)[
+                        :max(most - len(self.failed), 0)]:
+                    self.failed[root] = (stage, {'subject': None})
             previous = roots
-        return self._named(dict(list(failed.items())[:most]))
 
     def _unmet_together(self, root):
         """The trait sets (sorted names) of the unsuffixed group that
