@@ -33,6 +33,14 @@ def as_text(column):
     return sa.cast(column, sa.String)
 
 
+def _joined(texts, separator):
+    """SQL: the text expressions ``texts`` joined by ``separator``."""
+    joined = texts[0]
+    for text in texts[1:]:
+        joined = joined + separator + text
+    return joined
+
+
 def folded_rows(query, key):
     """``query``'s rows folded into strings of up to
     :data:`ROWS_PER_STRING` rows, those whose column ``key`` (an integer
@@ -40,13 +48,10 @@ def folded_rows(query, key):
     (a boolean column) ``1`` or ``0``. :func:`unfolded_rows` reads
     them back."""
     rows = query.subquery()
-    fields = [sa.case((column, '1'), else_='0')
-              if isinstance(column.type, sa.Boolean)
-              else sa.func.coalesce(as_text(column), '')
-              for column in rows.c]
-    text = fields[0]
-    for field in fields[1:]:
-        text = text + _FIELD + field
+    text = _joined([sa.case((column, '1'), else_='0')
+                    if isinstance(column.type, sa.Boolean)
+                    else sa.func.coalesce(as_text(column), '')
+                    for column in rows.c], _FIELD)
     return (sa.select(sa.func.aggregate_strings(text, _ROW))
             .group_by(rows.c[key] // ROWS_PER_STRING))
 
@@ -63,11 +68,9 @@ def folded_inventories():
     """The provider's inventories as ``class:total:reserved:ratio:
     max_unit`` joined by ``;`` (None without any); their usage is read
     apart (:func:`usage`)."""
-    fields = [_INV.c.resource_class_id, _INV.c.total, _INV.c.reserved,
-              _INV.c.allocation_ratio, _INV.c.max_unit]
-    text = as_text(fields[0])
-    for field in fields[1:]:
-        text = text + ':' + as_text(field)
+    text = _joined([as_text(field) for field in (
+        _INV.c.resource_class_id, _INV.c.total, _INV.c.reserved,
+        _INV.c.allocation_ratio, _INV.c.max_unit)], ':')
     return (sa.select(sa.func.aggregate_strings(text, ';'))
             .where(_INV.c.resource_provider_id == RP.c.id)
             .scalar_subquery())

@@ -130,10 +130,8 @@ class Narrowing:
             # Otherwise a slot reaches only the roots of its own
             # providers, which have the root traits: its query checked.
             roots &= self.roots_with_root_traits(window)
-        after, last = window
         return {root for root in roots
-                if (after is None or root > after)
-                and (last is None or root <= last)}
+                if candidate_windows.holds(window, root)}
 
     def may_match(self, limit=None):
         """False when the request can match nothing: a group asks for an
