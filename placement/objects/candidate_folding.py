@@ -112,7 +112,7 @@ def folded_traits(trait_ids=None):
         conditions.append(_RP_TRAIT.c.trait_id.in_(trait_ids))
     return (sa.select(sa.func.aggregate_strings(
         as_text(_RP_TRAIT.c.trait_id), ','))
-        .where(*conditions).scalar_subquery())
+        .where(*conditions).correlate(RP).scalar_subquery())
 
 
 def decode_inventories(folded_and_used, names):

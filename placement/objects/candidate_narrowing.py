@@ -83,9 +83,11 @@ class Narrowing:
         self.trait_ids = trait.known(
             found, [name for name in unknown if name != _SHARES])
         #: ``{sharing provider id: its root id}``, ``{aggregate id:
-        #: [sharing provider id]}``.
-        self.sharing, self.shared_by = _sharing_providers(
-            conn, found.get(_SHARES))
+        #: [sharing provider id]}``, and the ids of the request's traits
+        #: that a sharing provider has.
+        self.sharing, self.shared_by, self.sharing_traits = (
+            _sharing_providers(conn, found.get(_SHARES),
+                               sorted(self.trait_ids.values())))
         #: The unsuffixed group's required traits, met by its providers
         #: together.
         self.collective = collective_traits(request)
@@ -93,7 +95,7 @@ class Narrowing:
         self.slots = []
         #: ``{sharing provider id: {root id}}`` of the current window.
         self.anchors = {}
-        #: ``{(after, limit): share}`` of :meth:`members_share`.
+        #: ``{(after, limit): Share}`` of :meth:`members_share`.
         self._shares = {}
         #: Whether the current window bounds the providers: its
         #: conditions are then looked up per provider
@@ -177,17 +179,18 @@ class Narrowing:
         return all(row[:len(tests)])
 
     def members_share(self, after, limit):
-        """The share of the providers after id ``after`` that are in an
-        aggregate named by a ``member_of`` of the request (1 without
-        any): an estimate of the share of roots that may qualify, from
-        the memberships of the ``max(SAMPLE_PER_LIMIT * limit, SAMPLE)``
-        ids from the first after ``after`` (an index range whatever the
-        size of the cloud; ids rather than providers: gaps left by
-        deleted ones make the share smaller, the first window larger)."""
+        """The :class:`candidate_windows.Share` of the providers after id
+        ``after`` that are in an aggregate named by a ``member_of`` of
+        the request (1 without any): an estimate of the share of roots
+        that may qualify, from the memberships of the
+        ``max(SAMPLE_PER_LIMIT * limit, SAMPLE)`` ids from the first
+        after ``after`` (an index range whatever the size of the cloud;
+        ids rather than providers: gaps left by deleted ones make the
+        share smaller, the first window larger)."""
         if (after, limit) not in self._shares:
             sample = self._share_sample(after, limit)
             self._shares[after, limit] = (
-                1.0 if sample is None
+                candidate_windows.Share(1.0, None) if sample is None
                 else _share(limit, *self.conn.execute(
                     sa.select(*sample)).one()))
         return self._shares[after, limit]
@@ -289,14 +292,20 @@ class Narrowing:
         query = sa.select(
             RP.c.id, _ROOT_ID, *flags, *held, *trait_flags).where(
                 *self._group_conditions(group), *traits,
-                *self._trees_that_may_qualify(group))
-        if not flags:
-            query = query.where(*serving[0])
-        if tree_within:
-            in_window = sa.and_(*tree_within)
-            if self.sharing and group.resources:
-                in_window |= RP.c.id.in_(sorted(self.sharing))
-            query = query.where(in_window)
+                *([] if flags else serving[0]))
+        bounds = [*tree_within, *self._trees_that_may_qualify(group)]
+        if bounds and self.sharing and group.resources:
+            # The sharing providers, outside the window and the trees,
+            # as a part of their own: an OR of them would keep the
+            # database from starting at the providers of the trees that
+            # may qualify (a tenth of the cloud, for the trait of the
+            # member_of + required query).
+            sharing = sorted(self.sharing)
+            query = sa.union_all(
+                query.where(*bounds, RP.c.id.not_in(sharing)),
+                query.where(RP.c.id.in_(sharing)))
+        else:
+            query = query.where(*bounds)
         if len(groups) > 1:
             return self._slots_of_each(groups, slots[0], query)
         found = [({}, {}) for _ in slots]
@@ -345,7 +354,8 @@ class Narrowing:
         explanation: the provider is in a tree whose root has the
         request's root traits, and that holds a trait of each set the
         unsuffixed group requires together, unless a sharing provider
-        holds one; a sharing provider of a group with resources passes.
+        holds one (the sharing providers of a group with resources are
+        not held to them: :meth:`_group_slots`).
 
         Only necessary conditions (:meth:`narrow` checks both exactly),
         cheap ones: they spare the capacity probes of the providers of
@@ -359,17 +369,12 @@ class Narrowing:
             [self.trait_ids_of(names) for names in request.root_required],
             self.trait_ids_of(request.root_forbidden), self.per_provider,
             provider_id=_ROOT_ID)
-        sharing = sorted(self.sharing) if group.resources else []
+        shared = self.sharing_traits if group.resources else set()
         for names in self.collective[:MOST_TREE_TRAITS]:
-            ids = sorted(self.trait_ids_of(names))
-            in_tree = conditions.tree_has_any_trait(ids, self.per_provider)
-            if sharing:
-                in_tree |= sa.exists().where(
-                    _RP_TRAIT.c.resource_provider_id.in_(sharing),
-                    _RP_TRAIT.c.trait_id.in_(ids))
-            found.append(in_tree)
-        if found and sharing:
-            return [sa.or_(RP.c.id.in_(sharing), sa.and_(*found))]
+            ids = self.trait_ids_of(names)
+            if shared.isdisjoint(ids):
+                found.append(conditions.tree_has_any_trait(
+                    sorted(ids), self.per_provider))
         return found
 
     def _serving(self, resources):
@@ -443,9 +448,10 @@ def _share(limit, members, lowest, highest):
     the ids from ``lowest`` (None: no provider after the first id) on,
     ``highest`` the highest id."""
     if lowest is None:
-        return 1.0
-    return min(max(members, 1) / min(_span(limit), highest - lowest + 1),
-               1.0)
+        return candidate_windows.Share(1.0, 0)
+    ids = highest - lowest + 1
+    return candidate_windows.Share(
+        min(max(members, 1) / min(_span(limit), ids), 1.0), ids)
 
 
 class SlotProviders(typing.NamedTuple):
@@ -536,16 +542,19 @@ def _look_up(conn, request):
             aggregate.canonical_ids(rows.get(_AGGREGATE, ())))
 
 
-def _sharing_providers(conn, trait_id):
-    """``({id: root id}, {aggregate id: [id]})`` of the providers with
-    the sharing trait (of id ``trait_id``; None: no such trait), from
-    one query."""
+def _sharing_providers(conn, trait_id, trait_ids):
+    """``({id: root id}, {aggregate id: [id]}, {trait id})`` of the
+    providers with the sharing trait (of id ``trait_id``; None: no such
+    trait), the last the ids of ``trait_ids`` that one of them has,
+    from one query."""
     sharing = {}
     shared_by = collections.defaultdict(list)
+    held = set()
     if trait_id is None:
-        return sharing, shared_by
-    for provider_id, root, aggregate_id in conn.execute(
-            sa.select(RP.c.id, _ROOT_ID, _RP_AGG.c.aggregate_id)
+        return sharing, shared_by, held
+    for provider_id, root, aggregate_id, traits in conn.execute(
+            sa.select(RP.c.id, _ROOT_ID, _RP_AGG.c.aggregate_id,
+                      candidate_folding.folded_traits(trait_ids))
             .join(_RP_TRAIT, _RP_TRAIT.c.resource_provider_id == RP.c.id)
             .outerjoin(_RP_AGG, _RP_AGG.c.resource_provider_id == RP.c.id)
             .where(_RP_TRAIT.c.trait_id == trait_id)
@@ -553,7 +562,9 @@ def _sharing_providers(conn, trait_id):
         sharing[provider_id] = root
         if aggregate_id is not None:
             shared_by[aggregate_id].append(provider_id)
-    return sharing, shared_by
+        if traits:
+            held.update(map(int, traits.split(',')))
+    return sharing, shared_by, held
 
 
 def _anchors(conn, sharing, shared_by, tree_within):

@@ -685,7 +685,9 @@ def test_a_first_window_holds_as_many_more_roots_as_aggregates_are_rare(
     aggA: for 3 candidates of hosts in it the first window holds 11
     roots (3 x 19 / 5), which hold H00 and H06 (two candidates each: the
     root or its NUMA node), H03 and H09, rather than 3 (SS, H00 and H01:
-    two candidates)."""
+    two candidates). (11 of 19 ids would be the whole cloud, searched as
+    without a limit, at the default share: see the next test.)"""
+    monkeypatch.setattr(candidate_windows, 'WHOLE', 1.0)
     windows = _narrowed_windows(monkeypatch)
     group = Group(resources={'VCPU': 1},
                   member_of=({many_roots.aggregates['aggA']},))
@@ -703,6 +705,24 @@ def test_a_first_window_holds_as_many_more_roots_as_aggregates_are_rare(
         assert conn.scalar(sa.select(sa.func.count()).where(
             RP.c.parent_provider_id.is_(None), RP.c.id > after,
             RP.c.id <= last)) == 11
+
+
+def test_a_first_window_of_most_ids_is_the_whole_cloud(
+        many_roots, monkeypatch):
+    """The first window of the last test would hold 11 roots of 19 ids,
+    more than half: the search takes every root in one window without
+    bounds, whose conditions are joined as without a limit."""
+    windows = _narrowed_windows(monkeypatch)
+    group = Group(resources={'VCPU': 1},
+                  member_of=({many_roots.aggregates['aggA']},))
+    with many_roots.db.reader() as conn:
+        everything = allocation_candidate.get_candidates(
+            conn, Request(groups=(group,)), conf())
+        windows.clear()
+        found = allocation_candidate.get_candidates(
+            conn, Request(groups=(group,), limit=3), conf())
+    assert found.candidates == everything.candidates[:3]
+    assert windows == [(None, None)]
 
 
 def _narrowed_windows(monkeypatch):
