@@ -29,15 +29,6 @@ FIRST_AFTER = 0
 #: More ids than a provider id (a 32-bit integer) can span: the most
 #: roots a window or a sample is sized to, whatever the limit.
 MOST_IDS = 2 ** 31
-#: A first window of at least this share of the ids after its start
-#: is the whole cloud, searched as without a limit: there the
-#: conditions are joined, and cost what the providers that meet them
-#: cost, where a window's probes cost what its providers cost (at
-#: 10,000 providers the member_of + required query with ``limit=1000``
-#: took 82 ms in two windows, 57 without a limit).
-WHOLE = 0.5
-
-
 class Share(typing.NamedTuple):
     """Of the providers after a window's start, the share that may
     qualify (:meth:`Narrowing.members_share`), and how many ids they
@@ -96,7 +87,8 @@ def windows(conn, limit, randomize, progress, members_share):
     roots, ``share`` being ``members_share(after, limit)``
     (:meth:`Narrowing.members_share`: a request naming aggregates that
     a quarter of the providers are in needs four times the roots; one
-    of at least :data:`WHOLE` of the ids is every root), and
+    that would probe more providers than the aggregates hold is every
+    root), and
     each next as many as :meth:`Progress.next_size` expects to hold
     the candidates still needed: a limit met early reads few rows
     whatever the size of the cloud, a window does not load many more
@@ -117,7 +109,14 @@ def windows(conn, limit, randomize, progress, members_share):
         passes = [(start - 1, None), (lowest - 1, start - 1)]
     share = members_share(passes[0][0], limit)
     size = max(int(min(limit / share.fraction, MOST_IDS)), FIRST_WINDOW)
-    if not randomize and share.ids is not None and size >= WHOLE * share.ids:
+    if (not randomize and share.ids is not None
+            and size >= share.fraction * share.ids):
+        # The whole cloud, searched as without a limit: its conditions
+        # are then joined, and read the providers in the aggregates
+        # (about fraction x ids), where the window's probes read its
+        # providers (size). At 10,000 providers the member_of +
+        # required query with limit=1000 took 82 ms in two windows, 57
+        # without a limit.
         yield None, None
         return
     for after, until in passes:

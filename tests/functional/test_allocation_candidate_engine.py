@@ -685,9 +685,13 @@ def test_a_first_window_holds_as_many_more_roots_as_aggregates_are_rare(
     aggA: for 3 candidates of hosts in it the first window holds 11
     roots (3 x 19 / 5), which hold H00 and H06 (two candidates each: the
     root or its NUMA node), H03 and H09, rather than 3 (SS, H00 and H01:
-    two candidates). (11 of 19 ids would be the whole cloud, searched as
-    without a limit, at the default share: see the next test.)"""
-    monkeypatch.setattr(candidate_windows, 'WHOLE', 1.0)
+    two candidates). (11 roots are more than the 5 members: the
+    whole cloud is searched in one window, without bounds, unless the
+    share of the members is made larger than it is: see the next test.)"""
+    share = candidate_narrowing.Narrowing.members_share
+    monkeypatch.setattr(
+        candidate_narrowing.Narrowing, 'members_share',
+        lambda *args: share(*args)._replace(ids=1000))
     windows = _narrowed_windows(monkeypatch)
     group = Group(resources={'VCPU': 1},
                   member_of=({many_roots.aggregates['aggA']},))
@@ -709,9 +713,10 @@ def test_a_first_window_holds_as_many_more_roots_as_aggregates_are_rare(
 
 def test_a_first_window_of_most_ids_is_the_whole_cloud(
         many_roots, monkeypatch):
-    """The first window of the last test would hold 11 roots of 19 ids,
-    more than half: the search takes every root in one window without
-    bounds, whose conditions are joined as without a limit."""
+    """The first window of the last test would probe 11 roots, more than
+    the 5 providers in the aggregate: the search takes every root in one
+    window without bounds, whose conditions are joined as without a
+    limit."""
     windows = _narrowed_windows(monkeypatch)
     group = Group(resources={'VCPU': 1},
                   member_of=({many_roots.aggregates['aggA']},))
