@@ -553,18 +553,24 @@ def _sharing_providers(conn, trait_id, trait_ids):
     if trait_id is None:
         return sharing, shared_by, held
     for provider_id, root, aggregate_id, traits in conn.execute(
-            sa.select(RP.c.id, _ROOT_ID, _RP_AGG.c.aggregate_id,
-                      candidate_folding.folded_traits(trait_ids))
-            .join(_RP_TRAIT, _RP_TRAIT.c.resource_provider_id == RP.c.id)
-            .outerjoin(_RP_AGG, _RP_AGG.c.resource_provider_id == RP.c.id)
-            .where(_RP_TRAIT.c.trait_id == trait_id)
-            .order_by(RP.c.id, _RP_AGG.c.aggregate_id)):
+            _SHARING, {'sharing': trait_id, 'traits': trait_ids}):
         sharing[provider_id] = root
         if aggregate_id is not None:
             shared_by[aggregate_id].append(provider_id)
         if traits:
             held.update(map(int, traits.split(',')))
     return sharing, shared_by, held
+
+
+#: The rows of :func:`_sharing_providers`, built once.
+_SHARING = (
+    sa.select(RP.c.id, _ROOT_ID, _RP_AGG.c.aggregate_id,
+              candidate_folding.folded_traits(
+                  sa.bindparam('traits', expanding=True)))
+    .join(_RP_TRAIT, _RP_TRAIT.c.resource_provider_id == RP.c.id)
+    .outerjoin(_RP_AGG, _RP_AGG.c.resource_provider_id == RP.c.id)
+    .where(_RP_TRAIT.c.trait_id == sa.bindparam('sharing'))
+    .order_by(RP.c.id, _RP_AGG.c.aggregate_id))
 
 
 def _anchors(conn, sharing, shared_by, tree_within):
