@@ -20,7 +20,8 @@ for a before/after comparison.
 
 With ``--reports NODES`` it plants the cloud of
 :mod:`tools.bench_audit` (NODES compute nodes, bulk inserts) instead and
-asks for each of :data:`REPORTS` in turn, the same per request; the
+asks for each of :data:`REPORTS` in turn, the same per request
+(``--projects``: how many projects hold its consumers); the
 sha256 is of the body with its ``*scraped_at`` times zeroed (the time
 of the answer). ``--before TREE`` serves each round with that tree's
 code first, then this one's, on the same database: equal digests are
@@ -151,8 +152,8 @@ def reports(args, http, workdir):
         db = bench_audit.open_database(db_url)
         try:
             started = time.perf_counter()
-            providers, consumers, _live = db.write(bench_audit.plant,
-                                                   args.reports)
+            providers, consumers, _live = db.write(
+                bench_audit.plant, args.reports, args.projects)
             bench_audit.analyze(db, db.backend)
         finally:
             db.dispose()
@@ -182,6 +183,9 @@ def main():
     parser.add_argument('--reports', type=int, metavar='NODES',
                         help='Read the reports of a cloud of NODES compute '
                              'nodes instead.')
+    parser.add_argument('--projects', type=int, default=100,
+                        help='With --reports: the projects the consumers '
+                             'are spread over.')
     parser.add_argument('--before', metavar='TREE',
                         help='With --reports: serve each round with this '
                              "tree's code first.")
