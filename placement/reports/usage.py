@@ -13,6 +13,7 @@ import operator
 import sqlalchemy as sa
 
 from placement import exception
+from placement.db import api as db_api
 from placement.db import models
 from placement.objects import consumer
 from placement.objects import resource_class
@@ -43,7 +44,9 @@ def _sums(conn, project_id=None):
 
     A tuple per project, not a dict: the report of every project holds
     them all before its first project (it is sorted by usage). The rows
-    come by project, so that one project's dict is made at a time.
+    are streamed (:func:`db_api.streamed`: a driver's buffer of them
+    would cost more than the sums) and come by project, so that one
+    project's dict is made at a time.
     """
     project = consumer.PROJECT.c.external_id
     query = (_allocations()
@@ -54,7 +57,7 @@ def _sums(conn, project_id=None):
     if project_id is not None:
         query = query.where(project == project_id)
     sums = {}
-    for project, rows in itertools.groupby(conn.execute(query),
+    for project, rows in itertools.groupby(db_api.streamed(conn, query),
                                            key=operator.itemgetter(0)):
         usages = dict(sums.get(project, ()))
         for _project, class_name, shared, used in rows:
@@ -105,7 +108,9 @@ def _consumers(conn, project_id, selection):
 
     Consumers without a type are of type ``unknown``, as in GET /usages;
     only the usage of the selected resources is shown (per class, summed
-    over the selected areas), and only consumers with some.
+    over the selected areas), and only consumers with some. The rows are
+    streamed, one per consumer and class: what is kept is a usage per
+    consumer, and the entries are made from them as they are serialised.
     """
     query = (_allocations()
              .add_columns(_ALLOC.c.consumer_id,
@@ -118,7 +123,8 @@ def _consumers(conn, project_id, selection):
              .group_by(_ALLOC.c.consumer_id, consumer.CONSUMER_TYPE.c.name,
                        RC.c.name, _SHARED))
     by_type = {}
-    for uuid, type_name, class_name, shared, used in conn.execute(query):
+    for uuid, type_name, class_name, shared, used in db_api.streamed(
+            conn, query):
         if not selection.keeps(class_name,
                                areas.area_of(class_name, shared)):
             continue
