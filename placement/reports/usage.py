@@ -139,9 +139,13 @@ def _consumers(conn, project_id, selection):
 
 def _consumer_entries(usages):
     """``[{uuid, usage}]`` of ``{uuid: usage}`` by uuid, made as they
-    are serialised (a generator: a project may have 100,000 consumers)."""
+    are serialised (a generator: a project may have 100,000 consumers).
+
+    A usage is by class name, as MySQL's GROUP BY gives the rows; on
+    PostgreSQL their order is the plan's (a hash aggregate's, or a
+    sort's), which made it vary."""
     for uuid in sorted(usages):
-        yield {'uuid': uuid, 'usage': usages.pop(uuid)}
+        yield {'uuid': uuid, 'usage': dict(sorted(usages.pop(uuid).items()))}
 
 
 def one_project(conn, project_id, selection, detail, now):
