@@ -81,9 +81,10 @@ def _inventory(provider_id, class_id, total, ratio=1.0):
             'step_size': 1, 'allocation_ratio': ratio}
 
 
-def plant(conn, nodes):
-    """The cloud described in the module's docstring; ``(providers,
-    consumers)`` planted, and the uuids of the consumers planted live."""
+def plant(conn, nodes, projects=100):
+    """The cloud described in the module's docstring, its consumers in
+    ``projects`` projects (``p1``...); ``(providers, consumers)``
+    planted, and the uuids of the consumers planted live."""
     classes = dict(conn.execute(sa.select(RC.c.name, RC.c.id)).all())
     vcpu, memory, disk = (classes[name]
                           for name in ('VCPU', 'MEMORY_MB', 'DISK_GB'))
@@ -112,7 +113,7 @@ def plant(conn, nodes):
                        for row in providers])
     _insert(conn, INV, inventories)
     conn.execute(sa.insert(PROJECT), [{'id': i, 'external_id': f'p{i}'}
-                                      for i in range(1, 101)])
+                                      for i in range(1, projects + 1)])
     conn.execute(sa.insert(USER), [{'id': i, 'external_id': f'u{i}'}
                                    for i in range(1, 11)])
     conn.execute(sa.insert(CONSUMER_TYPE), [
@@ -124,7 +125,7 @@ def plant(conn, nodes):
             number = 2 * index + slot
             migration_ = number % 10 == 0
             consumers.append({
-                'uuid': consumer_uuid, 'project_id': number % 100 + 1,
+                'uuid': consumer_uuid, 'project_id': number % projects + 1,
                 'user_id': number % 10 + 1, 'generation': 1,
                 'consumer_type_id': 2 if migration_ else 1})
             held = [node]

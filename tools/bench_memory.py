@@ -1,7 +1,9 @@
-"""A worker's memory and time for the largest answer: 1,000,000 candidates.
+"""A worker's memory and time for the largest answers: 1,000,000
+candidates, or the reports of a large cloud.
 
     .venv/bin/python tools/bench_memory.py [--db mysql|postgresql]
         [--database-url URL] [--pythonpath TREE] [--repetitions 2]
+        [--reports NODES [--before TREE]]
 
 Plants one tree in a throw-away database (one root, 10 children with 8
 VCPU each; dropped at the end) and asks a real placement-api (one
@@ -15,11 +17,21 @@ the worker's CPU seconds, its RSS before, its peak (VmHWM, reset before
 the request) and its RSS after; with the machine's 1-minute load.
 ``--pythonpath`` serves another tree's code (e.g. a checkout of main)
 for a before/after comparison.
+
+With ``--reports NODES`` it plants the cloud of
+:mod:`tools.bench_audit` (NODES compute nodes, bulk inserts) instead and
+asks for each of :data:`REPORTS` in turn, the same per request
+(``--projects``: how many projects hold its consumers); the
+sha256 is of the body with its ``*scraped_at`` times zeroed (the time
+of the answer). ``--before TREE`` serves each round with that tree's
+code first, then this one's, on the same database: equal digests are
+the same JSON.
 """
 
 import argparse
 import hashlib
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -28,6 +40,7 @@ import uuid
 import urllib3
 
 from tools import bench_allocation_candidates as bench
+from tools import bench_audit
 
 #: The query: six groups of one VCPU, each from any child.
 QUERY = ('/allocation_candidates?'
@@ -36,6 +49,19 @@ QUERY = ('/allocation_candidates?'
 CHILDREN = 10
 #: What starts each allocation request of the answer.
 REQUEST_START = b'{"allocations":'
+#: The reports read with ``--reports``: the largest form of each.
+REPORTS = (
+    '/reports/capacity?detail',
+    '/reports/capacity',
+    '/reports/usage',
+    '/reports/usage?sort=VCPU',
+    '/reports/usage/p1?detail',
+    '/reports/headroom?resources=VCPU:1,MEMORY_MB:1024',
+    '/reports/audit',
+    '/reports/explain?resources=VCPU:1',
+)
+#: The times of the answer in a report, zeroed before it is digested.
+_SCRAPED_AT = re.compile(rb'(scraped_at":)\d+')
 
 
 def plant(client):
@@ -54,7 +80,7 @@ def plant(client):
         for child, generation in children])
 
 
-def read(http, server):
+def read(http, server, path=QUERY):
     """One request, its body read a block at a time; a result row."""
     pid = server.worker_pids()[0]
     before = bench._read_status(pid, 'VmRSS')
@@ -62,7 +88,7 @@ def read(http, server):
     cpu = bench._cpu_seconds(pid)
     digest, size, count, tail, first = hashlib.sha256(), 0, 0, b'', None
     started = time.perf_counter()
-    response = http.request('GET', server.endpoint + QUERY,
+    response = http.request('GET', server.endpoint + path,
                             headers=bench.HEADERS, preload_content=False,
                             retries=False, timeout=None)
     for block in response.stream(1 << 16):
@@ -86,6 +112,65 @@ def read(http, server):
             'load1': os.getloadavg()[0]}
 
 
+def read_report(http, server, path):
+    """One report, its body kept (the client's memory is not measured)
+    to be digested without the times it carries; a result row."""
+    pid = server.worker_pids()[0]
+    before = bench._read_status(pid, 'VmRSS')
+    server.reset_peaks()
+    cpu = bench._cpu_seconds(pid)
+    blocks, first = [], None
+    started = time.perf_counter()
+    response = http.request('GET', server.endpoint + path,
+                            headers=bench.HEADERS, preload_content=False,
+                            retries=False, timeout=None)
+    for block in response.stream(1 << 16):
+        if first is None:
+            first = time.perf_counter() - started
+        blocks.append(block)
+    total = time.perf_counter() - started
+    response.release_conn()
+    cpu = bench._cpu_seconds(pid) - cpu
+    body = b''.join(blocks)
+    time.sleep(2)
+    return {'path': path, 'status': response.status, 'bytes': len(body),
+            'sha256': hashlib.sha256(
+                _SCRAPED_AT.sub(rb'\g<1>0', body)).hexdigest()[:16],
+            'content_length': 'Content-Length' in response.headers,
+            'first_byte_s': round(first or 0, 3), 'total_s': round(total, 3),
+            'cpu_s': round(cpu, 2), 'rss_before_mb': round(before, 1),
+            'peak_mb': round(bench._read_status(pid, 'VmHWM'), 1),
+            'rss_after_mb': round(bench._read_status(pid, 'VmRSS'), 1),
+            'load1': os.getloadavg()[0]}
+
+
+def reports(args, http, workdir):
+    """``--reports``: the cloud planted once, each tree's server in turn
+    reading every report ``--repetitions`` times."""
+    with bench.phase_database(args, workdir, 'cloud') as db_url:
+        conf = bench.prepare_config(workdir, db_url, debug_timing=False)
+        db = bench_audit.open_database(db_url)
+        try:
+            started = time.perf_counter()
+            providers, consumers, _live = db.write(
+                bench_audit.plant, args.reports, args.projects)
+            bench_audit.analyze(db, db.backend)
+        finally:
+            db.dispose()
+        print(f'{providers} providers, {consumers} consumers planted in '
+              f'{time.perf_counter() - started:.0f} s', flush=True)
+        trees = [('before', args.before)] if args.before else []
+        trees.append(('after', args.pythonpath))
+        for _ in range(args.repetitions):
+            for label, tree in trees:
+                with bench.running_server(conf, workdir, args, http,
+                                          tree, 1, 1) as server:
+                    for path in REPORTS:
+                        print({'tree': label,
+                               **read_report(http, server, path)},
+                              flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--db', choices=sorted(bench.SERVERS),
@@ -93,13 +178,26 @@ def main():
     parser.add_argument('--database-url')
     parser.add_argument('--pythonpath')
     parser.add_argument('--repetitions', type=int, default=2)
+    parser.add_argument('--database-prefix', default='bench_memory',
+                        help='What the throw-away database is named after.')
+    parser.add_argument('--reports', type=int, metavar='NODES',
+                        help='Read the reports of a cloud of NODES compute '
+                             'nodes instead.')
+    parser.add_argument('--projects', type=int, default=100,
+                        help='With --reports: the projects the consumers '
+                             'are spread over.')
+    parser.add_argument('--before', metavar='TREE',
+                        help='With --reports: serve each round with this '
+                             "tree's code first.")
     args = parser.parse_args()
     args.server_url = args.database_url or bench.SERVERS[args.db]
     args.reuse_database = args.keep_database = None
-    args.database_name = f'bench_memory_{uuid.uuid4().hex[:8]}'
+    args.database_name = f'{args.database_prefix}_{uuid.uuid4().hex[:8]}'
     http = urllib3.PoolManager(maxsize=4)
     workdir = tempfile.mkdtemp(prefix='placement-bench-memory-')
     try:
+        if args.reports:
+            return reports(args, http, workdir)
         with bench.phase_database(args, workdir, 'tree') as db_url:
             conf = bench.prepare_config(workdir, db_url, debug_timing=False)
             with bench.running_server(conf, workdir, args, http,

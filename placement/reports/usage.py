@@ -7,9 +7,13 @@ some classes, as in the capacity report); one more lists a project's
 consumers for ``detail``.
 """
 
+import itertools
+import operator
+
 import sqlalchemy as sa
 
 from placement import exception
+from placement.db import api as db_api
 from placement.db import models
 from placement.objects import consumer
 from placement.objects import resource_class
@@ -35,26 +39,37 @@ _SHARED = inventory.shared(_ALLOC.c.resource_provider_id).label('shared')
 
 
 def _sums(conn, project_id=None):
-    """``{project id: {(area, class name): usage}}`` (of one project if
-    given)."""
+    """``{project id: (((area, class name), usage), ...)}`` (of one
+    project if given).
+
+    A tuple per project, not a dict: the report of every project holds
+    them all before its first project (it is sorted by usage). The rows
+    are streamed (:func:`db_api.streamed`: a driver's buffer of them
+    would cost more than the sums) and come by project, so that one
+    project's dict is made at a time.
+    """
     project = consumer.PROJECT.c.external_id
     query = (_allocations()
              .add_columns(project, RC.c.name, _SHARED,
                           sa.func.sum(_ALLOC.c.used))
-             .group_by(project, RC.c.name, _SHARED))
+             .group_by(project, RC.c.name, _SHARED)
+             .order_by(project))
     if project_id is not None:
         query = query.where(project == project_id)
     sums = {}
-    for project, class_name, shared, used in conn.execute(query):
-        key = (areas.area_of(class_name, shared), class_name)
-        usages = sums.setdefault(project, {})
-        usages[key] = usages.get(key, 0) + int(used)
+    for project, rows in itertools.groupby(db_api.streamed(conn, query),
+                                           key=operator.itemgetter(0)):
+        usages = dict(sums.get(project, ()))
+        for _project, class_name, shared, used in rows:
+            key = (areas.area_of(class_name, shared), class_name)
+            usages[key] = usages.get(key, 0) + int(used)
+        sums[project] = tuple(usages.items())
     return sums
 
 
 def _project(project_id, usages, selection, now):
     resources = {(area, name): areas.resource(name, usage=used)
-                 for (area, name), used in usages.items()
+                 for (area, name), used in usages
                  if selection.keeps(name, area)}
     return {'id': project_id,
             'services': areas.services(resources, scraped_at=now)}
@@ -67,7 +82,7 @@ def _check_class(conn, class_name):
 
 def _usage_of(usages, class_name):
     """The usage of ``class_name`` in every area."""
-    return sum(used for (_area, name), used in usages.items()
+    return sum(used for (_area, name), used in usages
                if name == class_name)
 
 
@@ -75,14 +90,17 @@ def all_projects(conn, selection, sort_by, now):
     """Every project with allocations, by descending usage of ``sort_by``.
 
     Without ``sort_by`` (a class name), or for equal usage, by project id.
+    The sort needs every project's sums first; the documents are made
+    from them as they are serialised (a generator: the API streams
+    them).
     """
     _check_class(conn, sort_by)
     selection.check(conn)
     sums = _sums(conn)
     order = sorted(sums, key=lambda project: (
         -_usage_of(sums[project], sort_by) if sort_by else 0, project))
-    return {'projects': [_project(project, sums[project], selection, now)
-                         for project in order]}
+    return {'projects': (_project(project, sums.pop(project), selection, now)
+                         for project in order)}
 
 
 def _consumers(conn, project_id, selection):
@@ -90,7 +108,9 @@ def _consumers(conn, project_id, selection):
 
     Consumers without a type are of type ``unknown``, as in GET /usages;
     only the usage of the selected resources is shown (per class, summed
-    over the selected areas), and only consumers with some.
+    over the selected areas), and only consumers with some. The rows are
+    streamed, one per consumer and class: what is kept is a usage per
+    consumer, and the entries are made from them as they are serialised.
     """
     query = (_allocations()
              .add_columns(_ALLOC.c.consumer_id,
@@ -103,7 +123,8 @@ def _consumers(conn, project_id, selection):
              .group_by(_ALLOC.c.consumer_id, consumer.CONSUMER_TYPE.c.name,
                        RC.c.name, _SHARED))
     by_type = {}
-    for uuid, type_name, class_name, shared, used in conn.execute(query):
+    for uuid, type_name, class_name, shared, used in db_api.streamed(
+            conn, query):
         if not selection.keeps(class_name,
                                areas.area_of(class_name, shared)):
             continue
@@ -112,9 +133,19 @@ def _consumers(conn, project_id, selection):
         usage[class_name] = usage.get(class_name, 0) + int(used)
     return [{'type': type_name,
              'consumer_count': len(by_type[type_name]),
-             'consumers': [{'uuid': uuid, 'usage': by_type[type_name][uuid]}
-                           for uuid in sorted(by_type[type_name])]}
+             'consumers': _consumer_entries(by_type[type_name])}
             for type_name in sorted(by_type)]
+
+
+def _consumer_entries(usages):
+    """``[{uuid, usage}]`` of ``{uuid: usage}`` by uuid, made as they
+    are serialised (a generator: a project may have 100,000 consumers).
+
+    A usage is by class name, as MySQL's GROUP BY gives the rows; on
+    PostgreSQL their order is the plan's (a hash aggregate's, or a
+    sort's), which made it vary."""
+    for uuid in sorted(usages):
+        yield {'uuid': uuid, 'usage': dict(sorted(usages.pop(uuid).items()))}
 
 
 def one_project(conn, project_id, selection, detail, now):
@@ -123,7 +154,7 @@ def one_project(conn, project_id, selection, detail, now):
         raise exception.BadRequest('A project id must not be empty')
     # At most one project; MySQL may match its id ignoring case.
     selection.check(conn)
-    usages = next(iter(_sums(conn, project_id).values()), {})
+    usages = next(iter(_sums(conn, project_id).values()), ())
     project = _project(project_id, usages, selection, now)
     if detail:
         project['consumer_types'] = _consumers(conn, project_id,

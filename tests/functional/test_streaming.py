@@ -124,8 +124,55 @@ def test_providers_and_reports_stream_alike(stacks):
 
 
 def _unscraped(body):
-    """``body`` without the capacity report's times of reading (now)."""
-    return re.sub(rb'"(min|max)_scraped_at":\d+', b'', body)
+    """``body`` without the reports' times of reading (now)."""
+    return re.sub(rb'"((min|max)_)?scraped_at":\d+', b'', body)
+
+
+#: Providers of :func:`_allocated_cloud`, each with two consumers.
+PROVIDERS = 6
+#: The reports whose answers grow with the cloud: each in pieces.
+GROWING_REPORTS = ('/reports/capacity?detail', '/reports/usage',
+                   '/reports/usage?sort=VCPU', '/reports/usage/p0?detail')
+
+
+def _allocated_cloud(api):
+    """``PROVIDERS`` providers, two consumers each, of three projects."""
+    for number in range(PROVIDERS):
+        rp_uuid = _provider(api, {'VCPU': {'total': 8},
+                                  'DISK_GB': {'total': 100}})
+        for slot in range(2):
+            response = api.request(
+                'PUT', f'/allocations/{uuid.uuid4()}', body={
+                    'allocations': {rp_uuid: {'resources': {
+                        'VCPU': 1 + slot, 'DISK_GB': 10}}},
+                    'project_id': f'p{(2 * number + slot) % 3}',
+                    'user_id': 'u', 'consumer_generation': None,
+                    'consumer_type': 'INSTANCE'})
+            assert response.status_int == 204, response.text
+
+
+@pytest.mark.parametrize('path', GROWING_REPORTS)
+def test_a_growing_report_is_made_in_pieces(stacks, monkeypatch, path):
+    """The body leaves the application a few entries (providers,
+    projects, consumers) at a time, as the server sends it, never made
+    whole; put together it is the JSON of the answer made whole."""
+    monkeypatch.setattr(util, 'CHUNK_ITEMS', 1)
+    whole, streamed = stacks
+    _allocated_cloud(whole)
+    expected = whole.request('GET', path)
+    assert expected.status_int == 200
+    started = []
+    body = streamed.app(_environ(path), lambda status, headers,
+                        exc_info=None: started.append((status, headers)))
+    try:
+        pieces = list(body)
+    finally:
+        body.close()
+    [(status, headers)] = started
+    assert status == '200 OK'
+    assert 'content-length' not in {name.lower() for name, _ in headers}
+    assert len(pieces) >= 3, pieces
+    assert (_unscraped(b''.join(pieces)) == _unscraped(expected.body))
 
 
 def test_a_small_answer_keeps_its_content_length(stacks):
@@ -164,7 +211,7 @@ def _failing_summary(*args):
 def _environ(path):
     environ = {}
     wsgiref.util.setup_testing_defaults(environ)
-    path, query = path.split('?')
+    path, _, query = path.partition('?')
     environ.update(PATH_INFO=path, QUERY_STRING=query,
                    HTTP_X_AUTH_TOKEN='admin',
                    HTTP_OPENSTACK_API_VERSION='placement latest')

@@ -34,7 +34,8 @@ def _usage_of(project):
 
 
 def tables(document):
-    projects = document.get('projects') or [document['project']]
+    projects = (document['projects'] if 'projects' in document
+                else [document['project']])
     usages = [(project['id'], _usage_of(project)) for project in projects]
     classes = sorted({name for _id, used in usages for name in used})
     printed = [text_table.table(
