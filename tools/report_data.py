@@ -76,7 +76,7 @@ _ALLOCATIONS = [
 
 
 def call(app, method, path, body, version='latest'):
-    """A request of the admin that must succeed."""
+    """A request of the admin that must succeed; its response."""
     req = webob.Request.blank(path, method=method, headers={
         'X-Auth-Token': 'admin', 'Content-Type': 'application/json',
         'OpenStack-API-Version': f'placement {version}'})
@@ -84,6 +84,7 @@ def call(app, method, path, body, version='latest'):
         req.body = json.dumps(body).encode('utf-8')
     response = req.get_response(app)
     assert response.status_int < 300, (path, response.text)
+    return response
 
 
 def allocate(app, consumer, project, consumer_type, allocations):

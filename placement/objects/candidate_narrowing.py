@@ -479,9 +479,13 @@ def _trait_names(request):
 
 
 def _rows(conn, query):
-    """The rows of ``query`` as lists of text, read folded."""
-    return candidate_folding.unfolded_rows(
+    """The rows of ``query`` (a provider's id and root id first) as
+    lists of text, read folded; but those of providers whose root id is
+    NULL, a broken tree (the audit reports it) that serves no candidate,
+    as upstream's joins on the root leave it out."""
+    return (row for row in candidate_folding.unfolded_rows(
         conn.scalars(candidate_folding.folded_rows(query, 'id')))
+        if row[1])
 
 
 def _one_query_each(groups):

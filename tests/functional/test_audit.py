@@ -215,3 +215,24 @@ def test_the_repair_keeps_a_consumer_given_allocations_meanwhile(
     with db.reader() as conn:
         assert conn.scalar(sa.select(CONSUMER.c.generation).where(
             CONSUMER.c.uuid == audit_cloud.C6)) == 1
+
+
+@pytest.mark.parametrize('path', [
+    '/allocation_candidates?resources=VCPU:1',
+    '/allocation_candidates?resources=VCPU:1&limit=2',
+    '/reports/explain?resources=VCPU:1',
+])
+def test_the_broken_trees_are_left_out_of_searches(application, db, path):
+    """A provider the audit finds rootless (its root id NULL), with
+    inventory, serves no candidate, and the search and its explanation
+    answer (they answered 500 on the audit's cloud)."""
+    plant(application, db)
+    with db.writer() as conn:
+        conn.execute(sa.insert(models.Inventory.__table__).values(
+            resource_provider_id=audit_cloud.provider_id(
+                conn, audit_cloud.ROOTLESS),
+            resource_class_id=audit_cloud.class_id(conn, 'VCPU'),
+            total=8, reserved=0, min_unit=1, max_unit=8, step_size=1,
+            allocation_ratio=1.0))
+    response = report_data.call(application, 'GET', path, None)
+    assert response.json and audit_cloud.ROOTLESS not in response.text
