@@ -39,12 +39,15 @@ from placement.reports.declared import explain as declared_explain
 from tools import bench_audit
 
 RP = models.ResourceProvider.__table__
+RC = models.ResourceClass.__table__
 TRAIT = models.Trait.__table__
 RP_TRAIT = models.ResourceProviderTrait.__table__
 AGG = models.PlacementAggregate.__table__
 RP_AGG = models.ResourceProviderAggregate.__table__
 AGGREGATES = ('0a000000-0000-4000-8000-00000000000a',
               '0b000000-0000-4000-8000-00000000000b')
+#: A custom class with no inventory anywhere.
+ABSENT_CLASS = 'CUSTOM_NOBODY_HAS_IT'
 QUERIES = [
     ('fits everywhere', 'resources=VCPU:2,MEMORY_MB:2048'),
     ('traits and aggregate',
@@ -53,14 +56,23 @@ QUERIES = [
     ('nothing fits', 'resources=VCPU:1000'),
     ('isolated NUMA', 'resources1=VCPU:1&resources2=VCPU:1'
      '&group_policy=isolate'),
+    # One class among several that fit is impossible: the search stops
+    # at once, explain still counts the classes that fit.
+    ('one class nobody has',
+     f'resources=VCPU:1,MEMORY_MB:512,{ABSENT_CLASS}:1'),
+    ('one class too large', 'resources=VCPU:1,MEMORY_MB:512,DISK_GB:5000'),
+    ('one class full', 'resources=VCPU:1,MEMORY_MB:512,DISK_GB:3990'),
+    ('granular, one group full',
+     'resources1=VCPU:1&resources2=VCPU:1&resources3=DISK_GB:3990'
+     '&group_policy=none'),
 ]
 
 
 def decorate(conn):
     """Every third root has AVX2; roots alternate between the two
-    aggregates. The audit's broken trees are mended (the search needs
-    consistent ones): roots are their own, children (of roots) their
-    parent's."""
+    aggregates; :data:`ABSENT_CLASS` exists, without inventory. The
+    audit's broken trees are mended (the search needs consistent
+    ones): roots are their own, children (of roots) their parent's."""
     conn.execute(sa.update(RP).where(RP.c.parent_provider_id.is_(None))
                  .values(root_provider_id=RP.c.id))
     conn.execute(sa.update(RP).where(RP.c.parent_provider_id.isnot(None))
@@ -77,6 +89,7 @@ def decorate(conn):
     bench_audit._insert(conn, RP_AGG, [
         {'resource_provider_id': root, 'aggregate_id': index % 2 + 1}
         for index, root in enumerate(roots)])
+    conn.execute(sa.insert(RC).values(id=10000, name=ABSENT_CLASS))
 
 
 def peak_kib(function, *args):
@@ -169,12 +182,14 @@ def main():
                         help='Measure this database, kept by an earlier '
                              'run (--keep-database), without planting; '
                              'it is kept.')
+    parser.add_argument('--prefix', default='placement_explain_bench',
+                        help='Prefix of the name of the database planted.')
     parser.add_argument('--queries', nargs='+', metavar='NAME',
                         choices=[name for name, _ in QUERIES],
                         help='Only these queries (default: all).')
     args = parser.parse_args()
     server = bench_audit.SERVERS[args.db]
-    name = args.database or f'placement_explain_bench_{uuid.uuid4().hex[:8]}'
+    name = args.database or f'{args.prefix}_{uuid.uuid4().hex[:8]}'
     url = (sa.engine.make_url(server).set(database=name).render_as_string(
         hide_password=False) if args.database
         else bench_audit.create_database(server, name))
