@@ -20,9 +20,7 @@ candidates' time.
 """
 
 import argparse
-import os
 import statistics
-import time
 import tracemalloc
 import uuid
 
@@ -101,45 +99,6 @@ def peak_kib(function, *args):
         tracemalloc.stop()
 
 
-def server_cpu_ms(conn):
-    """CPU milliseconds so far of the database server's thread
-    (MariaDB, a thread per connection) or process (PostgreSQL) serving
-    ``conn``, from ``/proc``; None if they cannot be read (another
-    machine, another kind of server)."""
-    if 'bench_stat' not in conn.info:
-        ids = {'mysql': 'SELECT tid FROM information_schema.processlist '
-                        'WHERE id = connection_id()',
-               'postgresql': 'SELECT pg_backend_pid()'}
-        query = ids.get(conn.dialect.name)
-        path = query and f'/proc/{conn.exec_driver_sql(query).scalar()}/stat'
-        conn.info['bench_stat'] = (
-            path if path and os.access(path, os.R_OK) else None)
-    path = conn.info['bench_stat']
-    if path is None:
-        return None
-    with open(path) as stat:
-        # utime and stime, fields 14 and 15, after the parenthesised name.
-        fields = stat.read().rsplit(')', 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf(
-        'SC_CLK_TCK')
-
-
-def run(db, function, *args):
-    """``(wall ms, CPU ms)`` of ``function(conn, *args)`` in a read
-    transaction; the CPU of this process and of the server's side."""
-
-    def measured(conn):
-        server = server_cpu_ms(conn)
-        wall, cpu = time.perf_counter(), time.process_time()
-        function(conn, *args)
-        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        if server is not None:
-            cpu += (server_cpu_ms(conn) - server) / 1000
-        return 1000 * wall, 1000 * cpu
-
-    return db.read(measured)
-
-
 def measure(db, conf, repetitions, queries):
     version = microversion.MAX_VERSION
     for name, query in queries:
@@ -148,9 +107,9 @@ def measure(db, conf, repetitions, queries):
         request = variables['request']
         runs = {'search': [], 'explain': []}
         for _ in range(repetitions):
-            runs['search'].append(run(
+            runs['search'].append(bench_audit.run(
                 db, allocation_candidate.get_candidates, request, conf))
-            runs['explain'].append(run(
+            runs['explain'].append(bench_audit.run(
                 db, declared_explain.build, conf, params, request))
         # The CPU is read in clock ticks (10 ms): its mean, not median.
         (wall, cpu), (explain_wall, explain_cpu) = (
