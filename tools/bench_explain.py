@@ -55,7 +55,9 @@ QUERIES = [
     ('isolated NUMA', 'resources1=VCPU:1&resources2=VCPU:1'
      '&group_policy=isolate'),
     # One class among several that fit is impossible: the search stops
-    # at once, explain still counts the classes that fit.
+    # at once, explain still counts the classes that fit (their own
+    # search is the next query's).
+    ('the classes that fit', 'resources=VCPU:1,MEMORY_MB:512'),
     ('one class nobody has',
      f'resources=VCPU:1,MEMORY_MB:512,{ABSENT_CLASS}:1'),
     ('one class too large', 'resources=VCPU:1,MEMORY_MB:512,DISK_GB:5000'),
@@ -99,7 +101,7 @@ def peak_kib(function, *args):
         tracemalloc.stop()
 
 
-def measure(db, conf, repetitions, queries):
+def measure(db, conf, repetitions, queries, memory=True):
     version = microversion.MAX_VERSION
     for name, query in queries:
         params, variables = report_command._read_query(
@@ -118,15 +120,18 @@ def measure(db, conf, repetitions, queries):
                                 for kind in ('search', 'explain')))
         found = db.read(declared_explain.build, conf, params,
                         request)['explain']
-        memory = (peak_kib(db.read, allocation_candidate.get_candidates,
-                           request, conf),
-                  peak_kib(db.read, declared_explain.build, conf, params,
-                           request))
+        peaks = 'not measured'
+        if memory:
+            search = peak_kib(db.read, allocation_candidate.get_candidates,
+                              request, conf)
+            explain = peak_kib(db.read, declared_explain.build, conf,
+                               params, request)
+            peaks = f'{search} / {explain} KiB'
         print(f'{name}: {found["candidates"]} candidates; search / explain '
               f'wall {wall:.0f} / {explain_wall:.0f} ms '
               f'({explain_wall / wall:.2f}x), CPU {cpu:.0f} / '
               f'{explain_cpu:.0f} ms ({explain_cpu / cpu:.2f}x); peak '
-              f'Python memory {memory[0]} / {memory[1]} KiB')
+              f'Python memory {peaks}')
 
 
 def main():
@@ -141,6 +146,8 @@ def main():
                         help='Measure this database, kept by an earlier '
                              'run (--keep-database), without planting; '
                              'it is kept.')
+    parser.add_argument('--no-memory', action='store_true',
+                        help='Skip the runs under tracemalloc (slow).')
     parser.add_argument('--prefix', default='placement_explain_bench',
                         help='Prefix of the name of the database planted.')
     parser.add_argument('--queries', nargs='+', metavar='NAME',
@@ -167,7 +174,8 @@ def main():
         print(f'{args.db}: {providers} providers (database {name})')
         measure(db, conf, args.repetitions, [
             (query_name, query) for query_name, query in QUERIES
-            if not args.queries or query_name in args.queries])
+            if not args.queries or query_name in args.queries],
+            memory=not args.no_memory)
     finally:
         db.dispose()
         if not (args.keep_database or args.database):
