@@ -165,16 +165,17 @@ class _GroupFunnels:
     One statement counts the providers of each pattern of flags, a flag
     per condition of the group: the inventory and the capacity of each
     of its classes, then its other conditions (all its slots are counted
-    from it); for a slot some of whose providers fail one condition
-    only, a second reads the first of them (in id order: it stops
-    there).
+    from it), and returns the first ``max_misses`` providers of each
+    pattern in id order: a slot's misses are the first of those whose
+    pattern fails one of its conditions only (a second pass over the
+    cloud read them before, the whole of it when misses are few).
 
     A provider's inventory of each class is an outer join (a provider
     has one inventory row of a class at most); the count reads its
     usage of the classes from the sums of every provider's allocations,
     made once (a sum per provider probed costs twice as much on
-    PostgreSQL), the misses from a sum per provider read (the first
-    ones are often found soon). The ``(class name, amount)`` in
+    PostgreSQL), the misses from a sum per provider read, for them
+    alone. The ``(class name, amount)`` in
     ``impossible`` fit no inventory even unallocated
     (:func:`_impossible`): their capacity flag is then false without
     summing any allocations.
