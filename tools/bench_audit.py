@@ -14,6 +14,7 @@ unless ``--keep-database``.
 """
 
 import argparse
+import os
 import statistics
 import time
 import uuid
@@ -181,25 +182,66 @@ def analyze(db, backend):
                                  else f'ANALYZE {table}')
 
 
-def timed(function, repetitions, *args):
-    """The median of ``repetitions`` runs, in milliseconds."""
-    times = []
-    for _ in range(repetitions):
-        started = time.perf_counter()
-        function(*args)
-        times.append(1000 * (time.perf_counter() - started))
-    return statistics.median(times)
+def server_cpu_ms(conn):
+    """CPU milliseconds so far of the database server's thread
+    (MariaDB, a thread per connection) or process (PostgreSQL) serving
+    ``conn``, from ``/proc``; None if they cannot be read (another
+    machine, another kind of server)."""
+    if 'bench_stat' not in conn.info:
+        ids = {'mysql': 'SELECT tid FROM information_schema.processlist '
+                        'WHERE id = connection_id()',
+               'postgresql': 'SELECT pg_backend_pid()'}
+        query = ids.get(conn.dialect.name)
+        path = query and f'/proc/{conn.exec_driver_sql(query).scalar()}/stat'
+        conn.info['bench_stat'] = (
+            path if path and os.access(path, os.R_OK) else None)
+    path = conn.info['bench_stat']
+    if path is None:
+        return None
+    with open(path) as stat:
+        # utime and stime, fields 14 and 15, after the parenthesised name.
+        fields = stat.read().rsplit(')', 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf(
+        'SC_CLK_TCK')
+
+
+def run(db, function, *args):
+    """``(wall ms, CPU ms)`` of ``function(conn, *args)`` in a read
+    transaction; the CPU of this process and of the server's side."""
+
+    def measured(conn):
+        server = server_cpu_ms(conn)
+        wall, cpu = time.perf_counter(), time.process_time()
+        function(conn, *args)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        if server is not None:
+            cpu += (server_cpu_ms(conn) - server) / 1000
+        return 1000 * wall, 1000 * cpu
+
+    return db.read(measured)
+
+
+def timed(db, repetitions, function, *args):
+    """``(wall ms, CPU ms)`` of ``repetitions`` runs of :func:`run`:
+    the median of the wall times, the mean of the CPU times (read in
+    clock ticks of 10 ms)."""
+    walls, cpus = zip(*(run(db, function, *args)
+                        for _ in range(repetitions)), strict=True)
+    return statistics.median(walls), statistics.mean(cpus)
 
 
 def measure(db, live, repetitions):
-    whole = timed(db.read, repetitions, audit.report)
-    print(f'whole audit: {whole:.0f} ms')
-    with_live = timed(db.read, repetitions, audit.report, live)
-    print(f'with --live-consumers: {with_live:.0f} ms')
+    """Print the wall and CPU (this process's and the database
+    server's, :func:`run`) of the audit, whole and per finding."""
+    def timing(function, *args):
+        wall, cpu = timed(db, repetitions, function, *args)
+        return f'{wall:.0f} ms, CPU {cpu:.0f} ms'
+
+    print(f'whole audit: {timing(audit.report)}')
+    print(f'with --live-consumers: {timing(audit.report, live)}')
     document = db.read(audit.report, live)['audit']['findings']
     for finding in audit.FINDINGS:
-        spent = timed(db.read, repetitions, audit.examine, finding)
-        print(f'  {finding.name}: {spent:.0f} ms '
+        print(f'  {finding.name}: {timing(audit.examine, finding)} '
               f'(count {document[finding.name]["count"]})')
     print(f'  orphans: count {document[audit.ORPHANS.name]["count"]}')
 
@@ -211,9 +253,11 @@ def main():
                         help='Compute nodes (a tenth with 2 children more).')
     parser.add_argument('--repetitions', type=int, default=5)
     parser.add_argument('--keep-database', action='store_true')
+    parser.add_argument('--prefix', default='placement_audit_bench',
+                        help='Prefix of the name of the database planted.')
     args = parser.parse_args()
     server = SERVERS[args.db]
-    name = f'placement_audit_bench_{uuid.uuid4().hex[:8]}'
+    name = f'{args.prefix}_{uuid.uuid4().hex[:8]}'
     url = create_database(server, name)
     db = open_database(url)
     try:

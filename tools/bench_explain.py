@@ -20,9 +20,7 @@ candidates' time.
 """
 
 import argparse
-import os
 import statistics
-import time
 import tracemalloc
 import uuid
 
@@ -39,12 +37,15 @@ from placement.reports.declared import explain as declared_explain
 from tools import bench_audit
 
 RP = models.ResourceProvider.__table__
+RC = models.ResourceClass.__table__
 TRAIT = models.Trait.__table__
 RP_TRAIT = models.ResourceProviderTrait.__table__
 AGG = models.PlacementAggregate.__table__
 RP_AGG = models.ResourceProviderAggregate.__table__
 AGGREGATES = ('0a000000-0000-4000-8000-00000000000a',
               '0b000000-0000-4000-8000-00000000000b')
+#: A custom class with no inventory anywhere.
+ABSENT_CLASS = 'CUSTOM_NOBODY_HAS_IT'
 QUERIES = [
     ('fits everywhere', 'resources=VCPU:2,MEMORY_MB:2048'),
     ('traits and aggregate',
@@ -53,14 +54,25 @@ QUERIES = [
     ('nothing fits', 'resources=VCPU:1000'),
     ('isolated NUMA', 'resources1=VCPU:1&resources2=VCPU:1'
      '&group_policy=isolate'),
+    # One class among several that fit is impossible: the search stops
+    # at once, explain still counts the classes that fit (their own
+    # search is the next query's).
+    ('the classes that fit', 'resources=VCPU:1,MEMORY_MB:512'),
+    ('one class nobody has',
+     f'resources=VCPU:1,MEMORY_MB:512,{ABSENT_CLASS}:1'),
+    ('one class too large', 'resources=VCPU:1,MEMORY_MB:512,DISK_GB:5000'),
+    ('one class full', 'resources=VCPU:1,MEMORY_MB:512,DISK_GB:3990'),
+    ('granular, one group full',
+     'resources1=VCPU:1&resources2=VCPU:1&resources3=DISK_GB:3990'
+     '&group_policy=none'),
 ]
 
 
 def decorate(conn):
     """Every third root has AVX2; roots alternate between the two
-    aggregates. The audit's broken trees are mended (the search needs
-    consistent ones): roots are their own, children (of roots) their
-    parent's."""
+    aggregates; :data:`ABSENT_CLASS` exists, without inventory. The
+    audit's broken trees are mended (the search needs consistent
+    ones): roots are their own, children (of roots) their parent's."""
     conn.execute(sa.update(RP).where(RP.c.parent_provider_id.is_(None))
                  .values(root_provider_id=RP.c.id))
     conn.execute(sa.update(RP).where(RP.c.parent_provider_id.isnot(None))
@@ -77,6 +89,7 @@ def decorate(conn):
     bench_audit._insert(conn, RP_AGG, [
         {'resource_provider_id': root, 'aggregate_id': index % 2 + 1}
         for index, root in enumerate(roots)])
+    conn.execute(sa.insert(RC).values(id=10000, name=ABSENT_CLASS))
 
 
 def peak_kib(function, *args):
@@ -88,46 +101,7 @@ def peak_kib(function, *args):
         tracemalloc.stop()
 
 
-def server_cpu_ms(conn):
-    """CPU milliseconds so far of the database server's thread
-    (MariaDB, a thread per connection) or process (PostgreSQL) serving
-    ``conn``, from ``/proc``; None if they cannot be read (another
-    machine, another kind of server)."""
-    if 'bench_stat' not in conn.info:
-        ids = {'mysql': 'SELECT tid FROM information_schema.processlist '
-                        'WHERE id = connection_id()',
-               'postgresql': 'SELECT pg_backend_pid()'}
-        query = ids.get(conn.dialect.name)
-        path = query and f'/proc/{conn.exec_driver_sql(query).scalar()}/stat'
-        conn.info['bench_stat'] = (
-            path if path and os.access(path, os.R_OK) else None)
-    path = conn.info['bench_stat']
-    if path is None:
-        return None
-    with open(path) as stat:
-        # utime and stime, fields 14 and 15, after the parenthesised name.
-        fields = stat.read().rsplit(')', 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf(
-        'SC_CLK_TCK')
-
-
-def run(db, function, *args):
-    """``(wall ms, CPU ms)`` of ``function(conn, *args)`` in a read
-    transaction; the CPU of this process and of the server's side."""
-
-    def measured(conn):
-        server = server_cpu_ms(conn)
-        wall, cpu = time.perf_counter(), time.process_time()
-        function(conn, *args)
-        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        if server is not None:
-            cpu += (server_cpu_ms(conn) - server) / 1000
-        return 1000 * wall, 1000 * cpu
-
-    return db.read(measured)
-
-
-def measure(db, conf, repetitions, queries):
+def measure(db, conf, repetitions, queries, memory=True):
     version = microversion.MAX_VERSION
     for name, query in queries:
         params, variables = report_command._read_query(
@@ -135,9 +109,9 @@ def measure(db, conf, repetitions, queries):
         request = variables['request']
         runs = {'search': [], 'explain': []}
         for _ in range(repetitions):
-            runs['search'].append(run(
+            runs['search'].append(bench_audit.run(
                 db, allocation_candidate.get_candidates, request, conf))
-            runs['explain'].append(run(
+            runs['explain'].append(bench_audit.run(
                 db, declared_explain.build, conf, params, request))
         # The CPU is read in clock ticks (10 ms): its mean, not median.
         (wall, cpu), (explain_wall, explain_cpu) = (
@@ -146,15 +120,18 @@ def measure(db, conf, repetitions, queries):
                                 for kind in ('search', 'explain')))
         found = db.read(declared_explain.build, conf, params,
                         request)['explain']
-        memory = (peak_kib(db.read, allocation_candidate.get_candidates,
-                           request, conf),
-                  peak_kib(db.read, declared_explain.build, conf, params,
-                           request))
+        peaks = 'not measured'
+        if memory:
+            search = peak_kib(db.read, allocation_candidate.get_candidates,
+                              request, conf)
+            explain = peak_kib(db.read, declared_explain.build, conf,
+                               params, request)
+            peaks = f'{search} / {explain} KiB'
         print(f'{name}: {found["candidates"]} candidates; search / explain '
               f'wall {wall:.0f} / {explain_wall:.0f} ms '
               f'({explain_wall / wall:.2f}x), CPU {cpu:.0f} / '
               f'{explain_cpu:.0f} ms ({explain_cpu / cpu:.2f}x); peak '
-              f'Python memory {memory[0]} / {memory[1]} KiB')
+              f'Python memory {peaks}')
 
 
 def main():
@@ -169,12 +146,16 @@ def main():
                         help='Measure this database, kept by an earlier '
                              'run (--keep-database), without planting; '
                              'it is kept.')
+    parser.add_argument('--no-memory', action='store_true',
+                        help='Skip the runs under tracemalloc (slow).')
+    parser.add_argument('--prefix', default='placement_explain_bench',
+                        help='Prefix of the name of the database planted.')
     parser.add_argument('--queries', nargs='+', metavar='NAME',
                         choices=[name for name, _ in QUERIES],
                         help='Only these queries (default: all).')
     args = parser.parse_args()
     server = bench_audit.SERVERS[args.db]
-    name = args.database or f'placement_explain_bench_{uuid.uuid4().hex[:8]}'
+    name = args.database or f'{args.prefix}_{uuid.uuid4().hex[:8]}'
     url = (sa.engine.make_url(server).set(database=name).render_as_string(
         hide_password=False) if args.database
         else bench_audit.create_database(server, name))
@@ -193,7 +174,8 @@ def main():
         print(f'{args.db}: {providers} providers (database {name})')
         measure(db, conf, args.repetitions, [
             (query_name, query) for query_name, query in QUERIES
-            if not args.queries or query_name in args.queries])
+            if not args.queries or query_name in args.queries],
+            memory=not args.no_memory)
     finally:
         db.dispose()
         if not (args.keep_database or args.database):

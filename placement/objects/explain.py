@@ -165,16 +165,17 @@ class _GroupFunnels:
     One statement counts the providers of each pattern of flags, a flag
     per condition of the group: the inventory and the capacity of each
     of its classes, then its other conditions (all its slots are counted
-    from it); for a slot some of whose providers fail one condition
-    only, a second reads the first of them (in id order: it stops
-    there).
+    from it), and returns the first ``max_misses`` providers of each
+    pattern in id order: a slot's misses are the first of those whose
+    pattern fails one of its conditions only (a second pass over the
+    cloud read them before, the whole of it when misses are few).
 
     A provider's inventory of each class is an outer join (a provider
     has one inventory row of a class at most); the count reads its
     usage of the classes from the sums of every provider's allocations,
     made once (a sum per provider probed costs twice as much on
-    PostgreSQL), the misses from a sum per provider read (the first
-    ones are often found soon). The ``(class name, amount)`` in
+    PostgreSQL), the misses from a sum per provider read, for them
+    alone. The ``(class name, amount)`` in
     ``impossible`` fit no inventory even unallocated
     (:func:`_impossible`): their capacity flag is then false without
     summing any allocations.
@@ -200,7 +201,7 @@ class _GroupFunnels:
         ``max_misses`` misses in all."""
         slots = candidate_narrowing.slot_resources(self.group)
         counted = ([] if all(map(self._apart, slots))
-                   else self._patterns(conn))
+                   else self._patterns(conn, max_misses))
         found = []
         for resources in slots:
             stages = self._stages(resources)
@@ -209,18 +210,22 @@ class _GroupFunnels:
                 # conditions after it count none, whatever they are;
                 # taken as met, they leave misses to look for.
                 patterns = [([True, False] + [True] * (len(stages) - 2),
-                             self.impossible[self._asked(resources)])]
+                             self.impossible[self._asked(resources)], None)]
             else:
                 indexes = {self.classes.index(name) for name in resources}
-                patterns = [(self._passed(stages, flags), providers)
-                            for flags, providers in counted
+                patterns = [(self._passed(stages, flags), providers, first)
+                            for flags, providers, first in counted
                             if not indexes
                             or any(flags[index] for index in indexes)]
-            slot = self._slot(resources, stages, patterns)
+            slot = self._slot(resources, stages, [
+                (passed, providers) for passed, providers, _ in patterns])
             misses = []
-            if max_misses > 0 and any(passed.count(False) == 1
-                                      for passed, _ in patterns):
-                misses = self._misses(conn, resources, max_misses)
+            if max_misses > 0 and any(passed.count(False) == 1 and providers
+                                      for passed, providers, _ in patterns):
+                misses = (self._misses(conn, resources, max_misses)
+                          if self._apart(resources)
+                          else self._first_misses(resources, stages,
+                                                  patterns, max_misses))
                 max_misses -= len(misses)
             found.append((slot, misses))
         return found
@@ -237,9 +242,11 @@ class _GroupFunnels:
         return len(resources) == 1 and self._asked(resources) in (
             self.impossible)
 
-    def _patterns(self, conn):
-        """``[(flags, providers)]``: the number of providers of the group
-        with each pattern of flags (:attr:`flags`)."""
+    def _patterns(self, conn, most):
+        """``[(flags, providers, first)]``: the number of providers of the
+        group with each pattern of flags (:attr:`flags`), and the rows
+        of the first ``most`` of them (at least one) in id order, with
+        what a miss shows (:meth:`_first_misses`)."""
         usage = _usage({index: self.narrowing.class_ids[name]
                         for index, name in enumerate(self.classes)
                         if name in self.possible})
@@ -266,14 +273,76 @@ class _GroupFunnels:
         if usage is not None:
             providers = providers.outerjoin(
                 usage, usage.c.resource_provider_id == provider_id)
-        counted = (sa.select(*(sa.case((flag, 1), else_=0).label(f'f{index}')
-                               for index, flag in enumerate(flags)))
+        counted = (sa.select(provider_id.label('provider_id'), *(
+                       sa.case((flag, 1), else_=0).label(f'f{index}')
+                       for index, flag in enumerate(flags)),
+                       *self._numbers(every))
                    .select_from(providers).where(*looked_at)
                    .subquery('flags'))
-        return [(tuple(map(bool, row[:-1])), row[-1])
-                for row in conn.execute(
-                    sa.select(*counted.c, sa.func.count())
-                    .group_by(*counted.c))]
+        pattern = [counted.c[f'f{index}'] for index in range(len(flags))]
+        # The first rows of each pattern, numbered over the flags
+        # counted once: the misses need no second pass over the cloud;
+        # what only a miss shows is read for those rows alone.
+        ranked = sa.select(
+            counted, sa.func.count().over(partition_by=pattern)
+            .label('providers'),
+            sa.func.row_number().over(
+                partition_by=pattern, order_by=counted.c.provider_id)
+            .label('position')).subquery('ranked')
+        named = RP.alias('named')
+
+        def of_provider(column):
+            return (sa.select(column)
+                    .where(named.c.id == ranked.c.provider_id)
+                    .scalar_subquery())
+
+        rows = conn.execute(
+            sa.select(ranked, of_provider(named.c.uuid).label('uuid'),
+                      of_provider(named.c.name).label('name'), *(
+                          self._used(index, ranked.c.provider_id)
+                          .label(f'used_{index}') for index in every))
+            .where(ranked.c.position <= max(most, 1))
+            .order_by(ranked.c.provider_id))
+        found = {}
+        for row in rows:
+            flags = tuple(bool(row._mapping[column.name])
+                          for column in pattern)
+            _, first = found.setdefault(flags, (row.providers, []))
+            first.append(row)
+        return [(flags, providers, first)
+                for flags, (providers, first) in found.items()]
+
+    def _first_misses(self, resources, stages, patterns, most):
+        """The first ``most`` providers (by id) of the slot asking
+        ``resources`` that fail one of its ``stages`` only, as
+        :class:`Miss`, from the rows of :meth:`_patterns` (``[(passed,
+        providers, first rows)]``)."""
+        failing = sorted(
+            ((row, stages[passed.index(False)]) for passed, _, first
+             in patterns if passed.count(False) == 1 for row in first),
+            key=lambda found: found[0].provider_id)
+        return [self._miss(row, stage, subject)
+                for row, (stage, subject, _) in failing[:most]]
+
+    def _miss(self, row, stage, subject):
+        """The :class:`Miss` of the provider of ``row`` (with the columns
+        of :meth:`_numbers`) failing ``stage`` on ``subject``."""
+        details = {'subject': subject}
+        if stage == CAPACITY:
+            index = self.classes.index(subject)
+            shown = row._mapping
+            details.update(_capacity_numbers(
+                {name: shown[f'{name}_{index}'] for name in _NUMBERS},
+                int(shown[f'used_{index}'])),
+                asked=self.group.resources[subject])
+        return Miss(row.uuid, row.name, self.group.suffix, stage, details)
+
+    def _numbers(self, indexes):
+        """Columns: the numbers of the provider's inventory of each class
+        at ``indexes`` a capacity miss shows (its usage is
+        :meth:`_used`)."""
+        return [self.inventories[index].c[name].label(f'{name}_{index}')
+                for index in indexes for name in _NUMBERS]
 
     def _providers(self, indexes):
         """:data:`RP` outer joined to its inventory of the classes at
@@ -353,57 +422,25 @@ class _GroupFunnels:
                 if all(passed[:ends[stage]]))) for stage in names))
 
     def _misses(self, conn, resources, most):
-        """The first ``most`` providers (by id) of the slot asking
-        ``resources`` that fail one of its conditions only, as
-        :class:`Miss`, with the numbers of the inventory whose capacity
-        they lack."""
-        stages = self._stages(resources)
-        indexes = [self.classes.index(name) for name in resources]
-        has = {index: _has(self.inventories[index]) for index in indexes}
-        used = {index: self._used(index) for index in indexes}
-        clauses = []
-        for stage, _, index in stages:
-            if stage == INVENTORY:
-                clauses.append(has[index])
-            elif stage == CAPACITY:
-                clauses.append(self._capacity(index, used.__getitem__)
-                               | ~has[index])
-            else:
-                clauses.append(self.others[index].clause)
-        numbers = [column for index in indexes
-                   for column in (*(self.inventories[index].c[name]
-                                    for name in _NUMBERS), used[index])]
-        failing = sum((sa.case((clause, 0), else_=1) for clause in clauses),
-                      sa.literal(0))
+        """The first ``most`` providers (by id) of the slot of
+        :meth:`_apart` asking ``resources``, failing its capacity only
+        (meeting the group's other conditions), as :class:`Miss`."""
+        name, _ = self._asked(resources)
+        index = self.classes.index(name)
         rows = conn.execute(
-            sa.select(RP.c.uuid, RP.c.name,
-                      *(sa.case((clause, 1), else_=0) for clause in clauses),
-                      *numbers)
-            .select_from(self._providers(indexes))
-            .where(*self._looked_at(indexes), failing == 1)
+            sa.select(RP.c.uuid, RP.c.name, *self._numbers([index]),
+                      self._used(index, RP.c.id).label(f'used_{index}'))
+            .select_from(self._providers([index]))
+            .where(_has(self.inventories[index]),
+                   *(condition.clause for condition in self.others))
             .order_by(RP.c.id).limit(most))
-        misses = []
-        for row in rows:
-            flags = row[2:2 + len(clauses)]
-            stage, subject, _ = stages[flags.index(0)]
-            details = {'subject': subject}
-            if stage == CAPACITY:
-                at = 2 + len(clauses) + (len(_NUMBERS) + 1) * list(
-                    resources).index(subject)
-                inventory = dict(zip(_NUMBERS, row[at:at + len(_NUMBERS)],
-                                     strict=True))
-                details.update(_capacity_numbers(
-                    inventory, int(row[at + len(_NUMBERS)])),
-                    asked=resources[subject])
-            misses.append(Miss(row.uuid, row.name, self.group.suffix, stage,
-                               details))
-        return misses
+        return [self._miss(row, CAPACITY, name) for row in rows]
 
-    def _used(self, index):
+    def _used(self, index, provider_id):
         """The amount of the class at ``index`` allocated from the
-        provider of :data:`RP`, summed for it alone."""
+        provider ``provider_id`` (a column), summed for it alone."""
         return (sa.select(sa.func.coalesce(sa.func.sum(_ALLOC.c.used), 0))
-                .where(_ALLOC.c.resource_provider_id == RP.c.id,
+                .where(_ALLOC.c.resource_provider_id == provider_id,
                        _ALLOC.c.resource_class_id
                        == self.narrowing.class_ids[self.classes[index]])
                 .scalar_subquery())
