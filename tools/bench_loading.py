@@ -315,9 +315,10 @@ def in_process_rounds(args, db_url, aggregates):
 
 
 def _measure_subprocess(args, db_url, aggregates, checkout):
+    # Run as a script: ``tools`` may then come from the checkout too.
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     output = subprocess.run(
-        [sys.executable, '-m', 'tools.bench_loading', '--measure', db_url,
+        [sys.executable, os.path.abspath(__file__), '--measure', db_url,
          '--requests', str(args.requests), '--aggregates-of',
          ','.join(aggregates)],
         check=True, capture_output=True, text=True,
