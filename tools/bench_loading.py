@@ -321,9 +321,11 @@ def _measure_subprocess(args, db_url, aggregates, checkout):
         [sys.executable, os.path.abspath(__file__), '--measure', db_url,
          '--requests', str(args.requests), '--aggregates-of',
          ','.join(aggregates)],
-        check=True, capture_output=True, text=True,
-        env={**os.environ, 'PYTHONPATH': f'{checkout}:{here}'}).stdout
-    return json.loads(output.splitlines()[-1])
+        capture_output=True, text=True,
+        env={**os.environ, 'PYTHONPATH': f'{checkout}:{here}'})
+    if output.returncode:
+        raise RuntimeError(f'measuring {checkout} failed:\n{output.stderr}')
+    return json.loads(output.stdout.splitlines()[-1])
 
 
 def report(results):
