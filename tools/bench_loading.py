@@ -27,11 +27,12 @@ are the medians of the rounds.
 ``bench_allocation_candidates.py --phase flat``: a POST, a PUT of
 traits and one of aggregates each, and one ``POST /reshaper`` per 100
 providers for their inventories) through a ``placement-api`` server
-(4 workers of 4 threads, 16 loader threads) into a fresh database, and
-report, per 10,000 providers loaded, the providers per second and the
-CPU per provider of the server's processes, of the database server and
-of the loader, and the rate's extrapolation to 100,000 providers.
-``--load 100000 --sizes ''`` is the whole 100,000 load alone.
+(``--workers`` 4 of ``--threads`` 4; ``--load-threads`` 16) into a
+fresh database, and report, per 10,000 providers loaded, the providers
+per second and the CPU per provider of the server's processes, of the
+database server and of the loader, and the rate's extrapolation to
+100,000 providers. ``--load 100000 --sizes ''`` is the whole 100,000
+load alone.
 """
 
 import argparse
@@ -360,8 +361,7 @@ def load_through_server(args, http, workdir):
     steps = []
     with bench.phase_database(args, workdir, 'served') as db_url:
         conf = bench.prepare_config(workdir, db_url, debug_timing=False)
-        with bench.running_server(conf, workdir, args, http, workers=4,
-                                  threads=4) as server:
+        with bench.running_server(conf, workdir, args, http) as server:
             client = bench.Client(http, server.endpoint)
             for trait in bench.CUSTOM_TRAITS:
                 client.call('PUT', f'/traits/{trait}')
@@ -386,7 +386,7 @@ def load_through_server(args, http, workdir):
                 step = range(done, min(done + LOAD_STEP, args.load))
                 clock = bench_cloud.CpuClock(server.process.pid)
                 before, began = clock.read(), time.monotonic()
-                bench.load_in_batches(client, node, step, 16)
+                bench.load_in_batches(client, node, step, args.load_threads)
                 spent = bench_cloud.cpu_spent(before, clock.read(),
                                               len(step))
                 elapsed = time.monotonic() - began
@@ -426,6 +426,12 @@ def parse_args(argv):
     p.add_argument('--load', type=int, default=0,
                    help='then load this many flat providers through a '
                    'server')
+    p.add_argument('--workers', type=int, default=4,
+                   help='--load: server workers')
+    p.add_argument('--threads', type=int, default=4,
+                   help='--load: server threads per worker')
+    p.add_argument('--load-threads', type=int, default=16,
+                   help='--load: loader threads')
     p.add_argument('--seed', type=int, default=42)
     p.add_argument('--json', help='also write the results here')
     p.add_argument('--measure', help=argparse.SUPPRESS)
@@ -435,7 +441,6 @@ def parse_args(argv):
     args.server_url = bench.SERVERS[args.db]
     args.database_name = f'placement_loading_{uuid.uuid4().hex[:8]}'
     args.keep_database = args.reuse_database = False
-    args.workers, args.threads = 4, 4
     return args
 
 
