@@ -31,8 +31,8 @@ providers for their inventories) through a ``placement-api`` server
 fresh database, and report, per 10,000 providers loaded, the providers
 per second and the CPU per provider of the server's processes, of the
 database server and of the loader, and the rate's extrapolation to
-100,000 providers. ``--load 100000 --sizes ''`` is the whole 100,000
-load alone.
+100,000 providers; the server runs ``--after``'s code if given.
+``--load 100000 --sizes ''`` is the whole 100,000 load alone.
 """
 
 import argparse
@@ -361,7 +361,8 @@ def load_through_server(args, http, workdir):
     steps = []
     with bench.phase_database(args, workdir, 'served') as db_url:
         conf = bench.prepare_config(workdir, db_url, debug_timing=False)
-        with bench.running_server(conf, workdir, args, http) as server:
+        with bench.running_server(conf, workdir, args, http,
+                                  pythonpath=args.after) as server:
             client = bench.Client(http, server.endpoint)
             for trait in bench.CUSTOM_TRAITS:
                 client.call('PUT', f'/traits/{trait}')
