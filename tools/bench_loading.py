@@ -281,10 +281,6 @@ def _link_all(conn, table, ids, rows):
                                    for name in names)).where(condition)))
 
 
-def analyze(db_url):
-    bench.analyze(db_url)
-
-
 # --- the in-process rounds ------------------------------------------------
 
 def in_process_rounds(args, db_url, aggregates):
@@ -297,7 +293,7 @@ def in_process_rounds(args, db_url, aggregates):
     for size in args.sizes:
         plant(db_url, size - planted, aggregates, planted)
         planted = size
-        analyze(db_url)
+        bench.analyze(db_url)
         results[size] = {name: [] for name in checkouts}
         for number in range(args.rounds):
             for name, checkout in checkouts.items():
