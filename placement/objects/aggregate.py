@@ -69,24 +69,6 @@ def select_ids(uuids):
     return sa.select(AGG.c.uuid, AGG.c.id).where(AGG.c.uuid.in_(uuids))
 
 
-def replace_for_provider(conn, provider_id, generation, uuids):
-    """Put the provider in exactly the aggregates ``uuids``.
-
-    ``generation`` is the provider generation the caller saw; the new one
-    is returned (ConcurrentUpdate when it is stale). None (before 1.19)
-    changes the aggregates without checking or moving the generation,
-    as upstream does; then None is returned.
-    """
-    new_generation = None
-    if generation is not None:
-        new_generation = resource_provider.increment_generation(
-            conn, provider_id, generation)
-    found, current = _LINKS.found_and_linked(conn, provider_id, uuids)
-    wanted = _ids_by_uuid(conn, uuids, found).values()
-    _LINKS.replace(conn, provider_id, wanted, current)
-    return new_generation
-
-
 def of_provider(conn, uuid):
     """``(provider row, aggregate uuids)`` of provider ``uuid``."""
     provider = resource_provider.get_by_uuid(conn, uuid)
@@ -94,10 +76,18 @@ def of_provider(conn, uuid):
 
 
 def replace_of(conn, uuid, generation, uuids):
-    """:func:`replace_for_provider` by provider uuid; the new generation.
+    """Put provider ``uuid`` in exactly the aggregates ``uuids``.
 
-    ``generation`` None (before 1.19): the generation is neither checked
-    nor moved, as upstream does.
+    ``generation`` is the provider generation the caller saw; the new one
+    is returned (ConcurrentUpdate when it is stale). None (before 1.19)
+    changes the aggregates without checking or moving the generation,
+    as upstream does; then None is returned.
     """
-    provider = resource_provider.get_by_uuid(conn, uuid)
-    return replace_for_provider(conn, provider.id, generation, uuids)
+    provider, found, current = _LINKS.of_provider(conn, uuid, uuids)
+    new_generation = None
+    if generation is not None:
+        new_generation = resource_provider.increment_generation(
+            conn, provider.id, generation)
+    wanted = _ids_by_uuid(conn, uuids, found).values()
+    _LINKS.replace(conn, provider.id, wanted, current)
+    return new_generation

@@ -2,9 +2,23 @@
 
 Provider aggregates and provider traits are both sets of ids linked to a
 provider; a PUT replaces the whole set, touching only what changes.
+The provider, the ids of the keys the request names and the ids linked
+now are read in one statement (:meth:`Association.of_provider`).
 """
 
+import collections
+
 import sqlalchemy as sa
+
+from placement.db import models
+from placement.objects import resource_provider
+
+_RP = models.ResourceProvider.__table__
+
+#: What a write of a provider's links needs of the provider: its id, its
+#: generation, and when it last changed (``created_at``, ``updated_at``).
+Provider = collections.namedtuple(
+    'Provider', ('id', 'generation', 'created_at', 'updated_at'))
 
 
 class Association:
@@ -20,32 +34,46 @@ class Association:
         self.column = column
         table = column.table
         mine = table.c.resource_provider_id == sa.bindparam('provider_id')
-        # The keys found, as (key, id), and the linked ids as (NULL, id):
-        # no key found is NULL.
-        self._found_and_linked = sa.union_all(
-            sa.select(key_column, key_column.table.c.id).where(
+        # The provider as (id, generation, created_at, updated_at, NULL,
+        # NULL), the keys found as (NULL x 4, key, id) and the linked ids
+        # as (NULL x 5, id).
+        by_uuid = _RP.c.uuid == sa.bindparam('uuid')
+        unset = [sa.null()] * len(Provider._fields)
+        self._of_provider = sa.union_all(
+            sa.select(_RP.c.id, _RP.c.generation, _RP.c.created_at,
+                      _RP.c.updated_at, sa.null(), sa.null())
+            .where(by_uuid),
+            sa.select(*unset, key_column, key_column.table.c.id).where(
                 key_column.in_(sa.bindparam('keys', expanding=True))),
-            sa.select(sa.null(), column).where(mine))
+            sa.select(*unset, sa.null(), column)
+            .join_from(table, _RP, _RP.c.id == table.c.resource_provider_id)
+            .where(by_uuid))
         self._insert = sa.insert(table)
         self._delete = sa.delete(table).where(
             mine, column.in_(sa.bindparam('ids', expanding=True)))
 
-    def found_and_linked(self, conn, provider_id, keys):
-        """``({key: id} of the rows found of ``keys``, set of the ids
-        linked to provider ``provider_id``)``, in one round trip."""
-        found, current = {}, set()
-        for key, linked_id in conn.execute(self._found_and_linked, {
-                'keys': sorted(keys), 'provider_id': provider_id}):
-            if key is None:
-                current.add(linked_id)
-            else:
+    def of_provider(self, conn, uuid, keys):
+        """``(Provider, {key: id} of the rows found of ``keys``, set of
+        the ids linked to the provider)`` of provider ``uuid``, in one
+        round trip; NotFound when there is no such provider."""
+        canonical = resource_provider.canonical_uuid(uuid)
+        provider, found, current = None, {}, set()
+        for *columns, key, linked_id in conn.execute(self._of_provider, {
+                'uuid': canonical, 'keys': sorted(keys)}):
+            if columns[0] is not None:
+                provider = Provider(*columns)
+            elif key is not None:
                 found[key] = linked_id
-        return found, current
+            else:
+                current.add(linked_id)
+        if provider is None:
+            raise resource_provider.not_found(uuid)
+        return provider, found, current
 
     def replace(self, conn, provider_id, wanted, current):
         """Link provider ``provider_id`` to exactly the ids ``wanted``.
 
-        ``current`` are the ids linked now, as :meth:`found_and_linked`
+        ``current`` are the ids linked now, as :meth:`of_provider`
         read them in this transaction.
         """
         wanted = set(wanted)

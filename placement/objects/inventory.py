@@ -119,14 +119,38 @@ def _stored_class_ids(conn, provider_id):
         .where(INV.c.resource_provider_id == provider_id)).all())
 
 
-def _stored_of_many(conn, provider_ids):
-    """``{provider id: {resource class id: Inventory}}``, one statement."""
+#: The API fields of an inventory, as stored.
+_FIELDS = ('total', 'reserved', 'min_unit', 'max_unit', 'step_size',
+           'allocation_ratio')
+#: The ids of resource classes by name, and the stored inventories of
+#: providers, in one round trip (see
+#: :func:`name_table.look_up`): ``(name, class id, NULL...)`` rows of
+#: the classes found, ``(NULL, class id, provider id, fields...)`` of the
+#: inventories.
+_CLASSES_AND_STORED = sa.union_all(
+    sa.select(RC.c.name, RC.c.id, sa.null(), *(sa.null() for _ in _FIELDS))
+    .where(RC.c.name.in_(sa.bindparam('names', expanding=True))),
+    sa.select(sa.null(), INV.c.resource_class_id, INV.c.resource_provider_id,
+              *(INV.c[field] for field in _FIELDS))
+    .where(INV.c.resource_provider_id.in_(
+        sa.bindparam('provider_ids', expanding=True))))
+
+
+def _classes_and_stored(conn, names, provider_ids):
+    """``({name: class id} of the ``names`` found, {provider id:
+    {class id: Inventory}})`` in one statement."""
+    class_ids = {}
     stored = {provider_id: {} for provider_id in provider_ids}
-    for row in conn.execute(sa.select(INV).where(
-            INV.c.resource_provider_id.in_(sorted(provider_ids)))):
-        stored[row.resource_provider_id][row.resource_class_id] = (
-            _inventory(row))
-    return stored
+    for name, class_id, provider_id, *values in conn.execute(
+            _CLASSES_AND_STORED, {
+                'names': sorted(filter(name_table.storable, names)),
+                'provider_ids': sorted(provider_ids)}):
+        if name is not None:
+            class_ids[name] = class_id
+        else:
+            stored[provider_id][class_id] = Inventory(
+                **dict(zip(_FIELDS, values, strict=True)))
+    return class_ids, stored
 
 
 def _usage(conn, provider_id, class_ids):
@@ -175,12 +199,6 @@ def _raise_in_use(provider, classes, in_use):
         f"'{provider.uuid}' in use.")
 
 
-def _insert(conn, provider_id, class_id, inventory):
-    conn.execute(sa.insert(INV).values(
-        resource_provider_id=provider_id, resource_class_id=class_id,
-        **inventory.values()))
-
-
 def _warn_over_capacity(provider, class_name, used, inventory):
     if not capacity.has_room(inventory, used, 0):
         LOG.warning(
@@ -190,35 +208,28 @@ def _warn_over_capacity(provider, class_name, used, inventory):
                               inventory.allocation_ratio))
 
 
-def _update(conn, provider, class_id, class_name, inventory):
-    """Overwrite a stored inventory; a warning if it falls below usage.
-
-    The usage is read in the same transaction that the generation swap
-    has locked the provider in.
-    """
-    used = _usage(conn, provider.id, [class_id]).get(class_id, 0)
-    _warn_over_capacity(provider, class_name, used, inventory)
-    _write_update(conn, provider.id, class_id, inventory)
-
-
-def _write_update(conn, provider_id, class_id, inventory):
+def _write_update(conn, provider_id, class_id, inventory, changed_at):
     conn.execute(
         sa.update(INV)
         .where(INV.c.resource_provider_id == provider_id,
                INV.c.resource_class_id == class_id)
-        .values(**inventory.values()))
+        .values(updated_at=changed_at, **inventory.values()))
 
 
 def replace_all(conn, provider, inventories, generation):
     """Make ``{class name: Inventory}`` the provider's whole inventory.
 
-    The new provider generation; ConcurrentUpdate when ``generation`` is
-    stale, BadRequest for an unknown class, InventoryInUse when a class
-    left out still has allocations.
+    ``(new provider generation, the inventories as stored)``, without
+    reading them back: the request's values with the time of the write;
+    ConcurrentUpdate when ``generation`` is stale, BadRequest for an
+    unknown class, InventoryInUse when a class left out still has
+    allocations.
     """
-    [new_generation] = replace_many(
+    [new_generation], changed_at = replace_many(
         conn, [(provider, inventories, generation)])
-    return new_generation
+    return new_generation, {
+        name: dataclasses.replace(inventories[name], last_modified=changed_at)
+        for name in sorted(inventories)}
 
 
 def replace_many(conn, changes, rewrite_unchanged=True):
@@ -228,22 +239,24 @@ def replace_many(conn, changes, rewrite_unchanged=True):
     generation)`` in provider id order; the result is as if each were
     replaced in turn (the first failing provider in that order raises)
     but for the statements: one generation swap for them all, one read
-    of their inventories and usage, one insert. Returns the new
-    generations, in order. ``rewrite_unchanged`` False leaves alone the
-    rows whose values do not change, for inventories this transaction
-    has just written (the reshaper's final step).
+    of the classes' ids and of the providers' inventories, one of their
+    usage if they had any, one insert. Returns the new generations, in
+    order, and the time of the change: the providers' ``updated_at``,
+    and the ``created_at`` or ``updated_at`` of the rows written.
+    ``rewrite_unchanged`` False leaves alone the rows whose values do
+    not change, for inventories this transaction has just written (the
+    reshaper's final step).
     """
     new_generations = [generation + 1 for _p, _i, generation in changes]
-    resource_provider.increment_generations(
+    changed_at = resource_provider.increment_generations(
         conn, {provider.id: generation
                for provider, _i, generation in changes})
-    class_ids, _unknown = name_table.ids_by_name(
-        conn, RC, {name for _p, inventories, _g in changes
-                   for name in inventories})
+    class_ids, stored = _classes_and_stored(
+        conn, {name for _p, inventories, _g in changes
+               for name in inventories},
+        [provider.id for provider, _i, _g in changes])
     for _provider, inventories, _generation in changes:
         resource_class.require_known(inventories, class_ids)
-    stored = _stored_of_many(conn, [provider.id for provider, _i, _g
-                                    in changes])
     class_names = {id_: name for name, id_ in class_ids.items()}
     unknown_stored = {id_ for rows in stored.values() for id_ in rows
                       } - class_names.keys()
@@ -268,20 +281,22 @@ def replace_many(conn, changes, rewrite_unchanged=True):
             if class_id not in mine:
                 inserted.append({'resource_provider_id': provider.id,
                                  'resource_class_id': class_id,
+                                 'created_at': changed_at,
                                  **inventory.values()})
                 continue
             _warn_over_capacity(
                 provider, class_names[class_id],
                 usage.get((provider.id, class_id), 0), inventory)
             if rewrite_unchanged or inventory != mine[class_id]:
-                _write_update(conn, provider.id, class_id, inventory)
+                _write_update(conn, provider.id, class_id, inventory,
+                              changed_at)
     if deleted:
         conn.execute(sa.delete(INV).where(
             sa.tuple_(INV.c.resource_provider_id,
                       INV.c.resource_class_id).in_(deleted)))
     if inserted:
         conn.execute(sa.insert(INV), inserted)
-    return new_generations
+    return new_generations, changed_at
 
 
 def _class_names(conn, class_ids):
@@ -294,26 +309,34 @@ def add(conn, provider, class_name, inventory, generation=None):
     """Add the inventory of a class the provider has none of.
 
     ``generation`` defaults to the provider's generation as read; a class
-    that already has inventory is a conflict.
+    that already has inventory is a conflict. ``(new generation, the
+    inventory as stored)``, not read back (as :func:`replace_all`).
     """
     if generation is None:
         generation = provider.generation
-    new_generation = resource_provider.increment_generation(
-        conn, provider.id, generation)
-    class_id = resource_class.ids_by_name(conn, [class_name])[class_name]
-    if class_id in _stored_class_ids(conn, provider.id):
+    changed_at = resource_provider.increment_generations(
+        conn, {provider.id: generation})
+    class_ids, stored = _classes_and_stored(conn, [class_name],
+                                            [provider.id])
+    resource_class.require_known([class_name], class_ids)
+    class_id = class_ids[class_name]
+    if class_id in stored[provider.id]:
         raise exception.ConcurrentUpdate(
             f"Update conflict: Inventory for '{class_name}' on resource "
             f"provider '{provider.uuid}' already exists.")
-    _insert(conn, provider.id, class_id, inventory)
-    return new_generation
+    conn.execute(sa.insert(INV).values(
+        resource_provider_id=provider.id, resource_class_id=class_id,
+        created_at=changed_at, **inventory.values()))
+    return generation + 1, dataclasses.replace(
+        inventory, last_modified=changed_at)
 
 
 def update(conn, provider, class_name, inventory, generation):
     """Replace the existing inventory of one class; BadRequest if none
-    (or if there is no such class)."""
-    new_generation = resource_provider.increment_generation(
-        conn, provider.id, generation)
+    (or if there is no such class). ``(new generation, the inventory as
+    stored)``, not read back (as :func:`replace_all`)."""
+    changed_at = resource_provider.increment_generations(
+        conn, {provider.id: generation})
     stored = {name: id_ for id_, name in
               _stored_class_ids(conn, provider.id).items()}
     if class_name not in stored:
@@ -321,8 +344,14 @@ def update(conn, provider, class_name, inventory, generation):
         raise exception.BadRequest(
             f'No inventory record with resource class {class_name} found '
             f'for resource provider {provider.uuid}.')
-    _update(conn, provider, stored[class_name], class_name, inventory)
-    return new_generation
+    class_id = stored[class_name]
+    # The usage is read in the transaction whose generation swap has
+    # locked the provider.
+    used = _usage(conn, provider.id, [class_id]).get(class_id, 0)
+    _warn_over_capacity(provider, class_name, used, inventory)
+    _write_update(conn, provider.id, class_id, inventory, changed_at)
+    return generation + 1, dataclasses.replace(
+        inventory, last_modified=changed_at)
 
 
 def delete(conn, provider, class_name):
@@ -357,9 +386,8 @@ def one_of_provider(conn, uuid, class_name):
 
 def replace_all_of(conn, uuid, inventories, generation):
     """:func:`replace_all`; ``(new generation, stored inventories)``."""
-    provider = resource_provider.get_by_uuid(conn, uuid)
-    new_generation = replace_all(conn, provider, inventories, generation)
-    return new_generation, get_all(conn, provider.id)
+    return replace_all(conn, resource_provider.get_by_uuid(conn, uuid),
+                       inventories, generation)
 
 
 def delete_all_of(conn, uuid):
@@ -370,17 +398,14 @@ def delete_all_of(conn, uuid):
 
 def add_to(conn, uuid, class_name, inventory, generation):
     """:func:`add`; ``(new generation, stored inventory)``."""
-    provider = resource_provider.get_by_uuid(conn, uuid)
-    new_generation = add(conn, provider, class_name, inventory, generation)
-    return new_generation, get_one(conn, provider, class_name)
+    return add(conn, resource_provider.get_by_uuid(conn, uuid), class_name,
+               inventory, generation)
 
 
 def update_of(conn, uuid, class_name, inventory, generation):
     """:func:`update`; ``(new generation, stored inventory)``."""
-    provider = resource_provider.get_by_uuid(conn, uuid)
-    new_generation = update(conn, provider, class_name, inventory,
-                            generation)
-    return new_generation, get_one(conn, provider, class_name)
+    return update(conn, resource_provider.get_by_uuid(conn, uuid),
+                  class_name, inventory, generation)
 
 
 def delete_of(conn, uuid, class_name):

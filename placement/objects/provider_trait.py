@@ -24,20 +24,23 @@ def names_of_provider(conn, provider_id):
                              {'provider_id': provider_id}))
 
 
-def replace_for_provider(conn, provider, generation, names):
-    """Give the provider (a row) exactly the traits ``names``.
+def replace_of(conn, uuid, generation, names):
+    """Give provider ``uuid`` exactly the traits ``names``.
 
-    Unknown traits are BadRequest (checked first); ``generation`` is the
-    provider generation the caller saw (ConcurrentUpdate when it is
-    stale). The set the provider already has changes nothing, not even
-    the generation, as upstream. Returns the provider's row after.
+    NotFound for no such provider, then BadRequest for unknown traits;
+    ``generation`` is the provider generation the caller saw
+    (ConcurrentUpdate when it is stale). The set the provider already
+    has changes nothing, not even the generation, as upstream. Returns
+    the provider (:class:`association.Provider`) after.
     """
-    found, current = _LINKS.found_and_linked(
-        conn, provider.id, filter(name_table.storable, names))
+    provider, found, current = _LINKS.of_provider(
+        conn, uuid, filter(name_table.storable, names))
     wanted = set(trait.known(
         *name_table.found_and_unknown(names, found)).values())
     if wanted == current:
-        resource_provider.check_generation(conn, provider.id, generation)
+        if provider.generation != generation:
+            raise resource_provider.generation_conflict(
+                provider.generation, generation)
         return provider
     after = resource_provider.advance_generation(conn, provider, generation)
     _LINKS.replace(conn, provider.id, wanted, current)
@@ -50,13 +53,10 @@ def of_provider(conn, uuid):
     return provider, names_of_provider(conn, provider.id)
 
 
-def replace_of(conn, uuid, generation, names):
-    """:func:`replace_for_provider` by uuid; the provider row after."""
-    return replace_for_provider(
-        conn, resource_provider.get_by_uuid(conn, uuid), generation, names)
-
-
 def clear_of(conn, uuid):
     """Remove every trait of provider ``uuid``, at its current generation."""
-    provider = resource_provider.get_by_uuid(conn, uuid)
-    replace_for_provider(conn, provider, provider.generation, [])
+    provider, _found, current = _LINKS.of_provider(conn, uuid, [])
+    if current:
+        resource_provider.advance_generation(conn, provider,
+                                             provider.generation)
+        _LINKS.replace(conn, provider.id, set(), current)

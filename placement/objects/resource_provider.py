@@ -90,8 +90,18 @@ ProviderRow = collections.namedtuple('ProviderRow', (
     'root_provider_uuid'))
 
 
-def _not_found(uuid):
+def not_found(uuid):
+    """NotFound of provider ``uuid``, in upstream's words."""
     return exception.NotFound(f'No resource provider with uuid {uuid} found')
+
+
+def canonical_uuid(uuid):
+    """The canonical form of provider uuid ``uuid``; NotFound when it is
+    not a uuid."""
+    canonical = uuid_form.canonical(uuid)
+    if canonical is None:
+        raise not_found(uuid)
+    return canonical
 
 
 def get_by_uuid(conn, uuid):
@@ -101,12 +111,9 @@ def get_by_uuid(conn, uuid):
     parent_provider_id, root_provider_id, created_at, updated_at) and
     ``parent_provider_uuid`` and ``root_provider_uuid``.
     """
-    canonical = uuid_form.canonical(uuid)
-    row = None
-    if canonical is not None:
-        row = conn.execute(_BY_UUID, {'uuid': canonical}).first()
+    row = conn.execute(_BY_UUID, {'uuid': canonical_uuid(uuid)}).first()
     if row is None:
-        raise _not_found(uuid)
+        raise not_found(uuid)
     return row
 
 
@@ -147,13 +154,13 @@ def increment_generation(conn, provider_id, expected_generation):
 
 
 def advance_generation(conn, provider, expected_generation):
-    """:func:`increment_generation` of ``provider`` (a row); the row as
-    it is after (new generation and ``updated_at``)."""
+    """:func:`increment_generation` of ``provider`` (a namedtuple with
+    its id, generation and ``updated_at``); the provider as it is after
+    (new generation and ``updated_at``)."""
     changed_at = increment_generations(
         conn, {provider.id: expected_generation})
-    return ProviderRow(**{**provider._asdict(),
-                          'generation': expected_generation + 1,
-                          'updated_at': changed_at})
+    return provider._replace(generation=expected_generation + 1,
+                             updated_at=changed_at)
 
 
 def increment_generations(conn, expected):
@@ -182,17 +189,6 @@ def increment_generations(conn, expected):
                 _GENERATION, {'provider_id': provider_id}), generation)
         raise generation_conflict()
     return result.last_updated_params()['updated_at']
-
-
-def check_generation(conn, provider_id, expected_generation):
-    """ConcurrentUpdate unless the provider is at ``expected_generation``.
-
-    For a write that turns out to change nothing, and so keeps the
-    generation.
-    """
-    current = conn.scalar(_GENERATION, {'provider_id': provider_id})
-    if current != expected_generation:
-        raise generation_conflict(current, expected_generation)
 
 
 def generation_conflict(actual=None, given=None):
@@ -403,7 +399,7 @@ def _move(conn, uuid, parent_uuid, allow_reparenting):
     rows = _lock_trees(conn, uuids)
     provider = rows.get(uuids[0])
     if provider is None:
-        raise _not_found(uuid)
+        raise not_found(uuid)
     parent = None
     if parent_uuid is not None:
         parent = _parent_row(parent_uuid, rows)

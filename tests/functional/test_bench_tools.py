@@ -16,6 +16,7 @@ from tools import bench_claims
 from tools import bench_cloud
 from tools import bench_cpu
 from tools import bench_fixed_cost
+from tools import bench_loading
 from tools import bench_slow_clients
 
 TINY = ['--db', 'sqlite', '--providers', '30', '--trees', '2',
@@ -149,3 +150,23 @@ def test_audit_benchmark_plants_one_of_each_finding_per_thousand(db):
         # One consumer in a thousand left out of the list, and the two
         # allocations without a consumer record.
         'orphaned_allocations': 6}
+
+
+def test_loading_benchmark_measures_every_write(tmp_path):
+    """Both checkouts' rounds (here the same code) in process at two
+    sizes, then a load through a server."""
+    out = tmp_path / 'loading.json'
+    assert bench_loading.main([
+        '--db', 'sqlite', '--sizes', '0,30', '--requests', '3',
+        '--rounds', '1', '--before', '.', '--load', '45', '--workers', '1',
+        '--threads', '2', '--load-threads', '2', '--json', str(out)]) == 0
+    results = json.loads(out.read_text())
+    assert set(results['in_process']) == {'0', '30'}
+    for writes in results['in_process'].values():
+        assert set(writes) == set(bench_loading.WRITES)
+        for checkouts in writes.values():
+            assert set(checkouts) == {'before', 'this'}
+            assert all(row['statements'] >= 2 and row['transactions'] == 1
+                       for row in checkouts.values())
+    [step] = results['load']
+    assert step['providers'] == 45 and step['rate'] > 0

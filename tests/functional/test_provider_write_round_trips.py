@@ -1,10 +1,12 @@
 """The round trips to the database of what a bulk loader sends per
-provider: POST /resource_providers, then PUT .../traits and PUT
-.../aggregates on the new provider (see tools/bench_allocation_candidates).
+provider: POST /resource_providers, then PUT .../inventories, PUT
+.../traits and PUT .../aggregates on the new provider (see
+tools/bench_allocation_candidates and tools/bench_loading).
 
 Each is one transaction; the provider of a sub-resource URL is found
 by the handler's transaction, not by a check of its own before it (the
-404 of a missing provider still comes first, also before a bad body).
+404 of a missing provider still comes first, also before a bad body);
+what a write stored is not read back.
 """
 
 import uuid
@@ -76,10 +78,45 @@ def test_put_traits_of_a_new_provider(loaded_api):
                         ['HW_CPU_X86_AVX2', 'HW_CPU_X86_SSE'])
     assert response.status_int == 200, response.text
     assert response.json['resource_provider_generation'] == 1
-    # The provider; the traits' ids and its current traits; its
+    # The provider, the traits' ids and its current traits; its
     # generation; the new links.
-    assert trips.statements == ['SELECT', 'SELECT', 'UPDATE', 'INSERT']
+    assert trips.statements == ['SELECT', 'UPDATE', 'INSERT']
     assert (trips.commits, trips.pings) == (1, 0)
+
+
+def test_put_the_traits_a_provider_has(loaded_api):
+    """Nothing changes: one read, which also checks the generation."""
+    rp_uuid = _create(loaded_api)
+    traits = ['HW_CPU_X86_AVX2', 'HW_CPU_X86_SSE']
+    assert _put(loaded_api, rp_uuid, 'traits', traits).status_int == 200
+    with round_trips.RoundTrips(loaded_api.db.engine) as trips:
+        response = _put(loaded_api, rp_uuid, 'traits', traits, 1)
+        stale = _put(loaded_api, rp_uuid, 'traits', traits, 0)
+    assert response.status_int == 200, response.text
+    assert response.json['resource_provider_generation'] == 1
+    assert stale.status_int == 409, stale.text
+    assert stale.json['errors'][0]['code'] == 'placement.concurrent_update'
+    assert stale.json['errors'][0]['detail'].endswith(
+        'Please update the generation and try again. actual: 1, given: 0.')
+    assert trips.statements == ['SELECT', 'SELECT']
+
+
+def test_put_inventories_of_a_new_provider(loaded_api):
+    rp_uuid = _create(loaded_api)
+    with round_trips.RoundTrips(loaded_api.db.engine) as trips:
+        response = _put(loaded_api, rp_uuid, 'inventories', {
+            'VCPU': {'total': 8}, 'DISK_GB': {'total': 100}})
+    assert response.status_int == 200, response.text
+    assert response.json['resource_provider_generation'] == 1
+    # The provider; its generation; the classes' ids and its current
+    # inventories; the new rows, not read back.
+    assert trips.statements == ['SELECT', 'UPDATE', 'SELECT', 'INSERT']
+    assert (trips.commits, trips.pings) == (1, 0)
+    stored = loaded_api.request(
+        'GET', f'/resource_providers/{rp_uuid}/inventories')
+    assert stored.json == response.json
+    assert stored.headers['Last-Modified'] == response.headers[
+        'Last-Modified']
 
 
 def test_put_aggregates_of_a_new_provider(loaded_api):
@@ -88,9 +125,9 @@ def test_put_aggregates_of_a_new_provider(loaded_api):
         response = _put(loaded_api, rp_uuid, 'aggregates', [AGG])
     assert response.status_int == 200, response.text
     assert response.json['resource_provider_generation'] == 1
-    # The provider; its generation; the aggregates' ids and its current
-    # aggregates; the new links.
-    assert trips.statements == ['SELECT', 'UPDATE', 'SELECT', 'INSERT']
+    # The provider, the aggregates' ids and its current aggregates; its
+    # generation; the new links.
+    assert trips.statements == ['SELECT', 'UPDATE', 'INSERT']
     assert (trips.commits, trips.pings) == (1, 0)
 
 
