@@ -33,14 +33,15 @@ DECISIONS_KEPT = 4096
 class Enforcer(policy.Enforcer):
     """oslo.policy's Enforcer remembering its decisions.
 
-    A request asks one rule of the same few credentials and targets
-    (nova's service user, an admin) over and over, and oslo.policy
-    evaluates it anew each time (about 60 us of CPU). ``allows`` still lets
-    oslo.policy look at the policy files first (``load_rules``, which
-    picks up a changed file), and forgets every decision when the rules
-    change; it remembers only decisions of rule sets made of the
-    checks that look at nothing else than the rule, the credentials
-    and the target.
+    Requests ask the same rules for the same few credentials and
+    targets (nova's service user, an admin) over and over, and
+    oslo.policy evaluates a rule anew each time (about 45 us of CPU).
+    ``allows`` still lets oslo.policy look at the policy files first
+    (``load_rules``, which picks up a changed file), and forgets every
+    decision when the rules change; it remembers only the decisions of
+    rule sets made of checks that look at nothing but the rule, the
+    credentials and the target. oslo.policy's debug line per check is
+    logged only when a decision is made.
     """
 
     def __init__(self, *args, **kwargs):
