@@ -3,7 +3,6 @@
 import webob.exc
 from oslo_context import context
 from oslo_middleware import request_id
-from oslo_policy import policy as oslo_policy
 
 
 class RequestContext(context.RequestContext):
@@ -35,15 +34,11 @@ class RequestContext(context.RequestContext):
         # naming a key the target lacks fails.
         target = {key: value for key, value in target.items()
                   if value is not None}
-        try:
-            self.enforcer.enforce(action, target, self, do_raise=True)
-        except (oslo_policy.PolicyNotAuthorized,
-                oslo_policy.InvalidScope):
+        if not self.enforcer.allows(action, target, self):
             # A token of the wrong scope (a system-scoped one on a
             # project-scoped rule) is refused like a missing role.
             raise webob.exc.HTTPForbidden(
-                f'Policy does not allow {action} to be performed.'
-            ) from None
+                f'Policy does not allow {action} to be performed.')
 
 
 def make_middleware(conf, db, enforcer):

@@ -2,9 +2,11 @@
 
 import glob
 import os
+import threading
 
 import yaml
 from oslo_config import cfg
+from oslo_policy import _checks
 from oslo_policy import policy
 
 from placement import fatal
@@ -16,7 +18,151 @@ class PolicyFileError(fatal.ConfigurationError):
     """A policy file that does not parse; names the file, line, column."""
 
 
-def make_enforcer(conf: cfg.ConfigOpts) -> policy.Enforcer:
+#: The check kinds whose answer depends on the rule, the credentials and
+#: the target alone (an ``http:`` check asks a remote server, a check
+#: of a plug-in may do anything).
+_PURE_CHECKS = frozenset({
+    _checks.TrueCheck, _checks.FalseCheck, _checks.RoleCheck,
+    _checks.GenericCheck, _checks.RuleCheck, _checks.AndCheck,
+    _checks.OrCheck, _checks.NotCheck})
+
+#: Decisions kept per rule set; past it they are forgotten and rebuilt.
+DECISIONS_KEPT = 4096
+
+
+class Enforcer(policy.Enforcer):
+    """oslo.policy's Enforcer remembering its decisions.
+
+    Requests ask the same rules for the same few credentials and
+    targets (nova's service user, an admin) over and over, and
+    oslo.policy evaluates a rule anew each time (about 45 us of CPU).
+    ``allows`` still lets oslo.policy look at the policy files first
+    (``load_rules``, which picks up a changed file), and forgets every
+    decision when the rules change; it remembers only the decisions of
+    rule sets made of checks that look at nothing but the rule, the
+    credentials and the target. oslo.policy's debug line per check is
+    logged only when a decision is made.
+    """
+
+    def __init__(self, *args, **kwargs):
+        self._lock = threading.Lock()
+        self._changes = 0
+        self._decisions = None
+        super().__init__(*args, **kwargs)
+
+    @property
+    def rules(self):
+        return self._rules
+
+    @rules.setter
+    def rules(self, rules):
+        # oslo.policy replaces its rule set without set_rules when a
+        # policy directory empties.
+        self._rules = rules
+        self._changed()
+
+    def set_rules(self, *args, **kwargs):
+        super().set_rules(*args, **kwargs)
+        self._changed()
+
+    def register_default(self, default):
+        super().register_default(default)
+        self._changed()
+
+    def load_rules(self, force_reload=False):
+        changes, count = self._changes, len(self.rules)
+        super().load_rules(force_reload)
+        if self._changes != changes or len(self.rules) != count:
+            # Rule sets half loaded may have been seen meanwhile.
+            self._changed()
+
+    def _changed(self):
+        with self._lock:
+            self._changes += 1
+            self._decisions = None
+
+    def _current_decisions(self):
+        decisions = self._decisions
+        if decisions is None:
+            changes = self._changes
+            decisions = _Decisions(self.rules)
+            with self._lock:
+                # Not kept when the rules changed while it was made.
+                if self._changes == changes:
+                    self._decisions = decisions
+        return decisions
+
+    def allows(self, action, target, context):
+        """Whether ``context`` may do ``action`` on ``target``: False
+        where ``enforce(..., do_raise=True)`` raises PolicyNotAuthorized
+        or InvalidScope (a token of the wrong scope)."""
+        self.load_rules()
+        decisions = self._current_decisions()
+        key = decisions.key(action, target, dict(context.to_policy_values()))
+        if key is None:
+            return self._enforce(action, target, context)
+        allowed = decisions.get(key)
+        if allowed is None:
+            allowed = self._enforce(action, target, context)
+            decisions.put(key, allowed)
+        return allowed
+
+    def _enforce(self, action, target, context):
+        try:
+            return bool(self.enforce(action, target, context, do_raise=True))
+        except (policy.PolicyNotAuthorized, policy.InvalidScope):
+            return False
+
+
+class _Decisions:
+    """The decisions of one rule set, by rule, credentials and target."""
+
+    def __init__(self, rules):
+        self.kept = {} if all(map(_pure, rules.values())) else None
+
+    def key(self, action, target, creds):
+        """The key of a decision, None when it cannot be remembered."""
+        if self.kept is None:
+            return None
+        try:
+            key = (action, _frozen(target), _frozen(creds))
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
+    def get(self, key):
+        return self.kept.get(key)
+
+    def put(self, key, allowed):
+        if len(self.kept) >= DECISIONS_KEPT:
+            self.kept.clear()
+        self.kept[key] = allowed
+
+
+def _pure(check):
+    """Whether a check tree is made of _PURE_CHECKS only."""
+    if type(check) not in _PURE_CHECKS:
+        return False
+    if isinstance(check, _checks.NotCheck):
+        return _pure(check.rule)
+    if isinstance(check, _checks.AndCheck | _checks.OrCheck):
+        return all(map(_pure, check.rules))
+    return True
+
+
+def _frozen(value):
+    """``value`` hashable, its type kept (``str()`` of a list or of
+    True differs from that of a tuple or of 1)."""
+    if isinstance(value, dict):
+        return (dict, tuple(sorted(
+            (key, _frozen(item)) for key, item in value.items())))
+    if isinstance(value, list | tuple):
+        return (type(value), tuple(map(_frozen, value)))
+    return (type(value), value)
+
+
+def make_enforcer(conf: cfg.ConfigOpts) -> Enforcer:
     """An enforcer with every Placement default registered.
 
     The ``[oslo_policy]`` options (``policy_file``,
@@ -25,7 +171,7 @@ def make_enforcer(conf: cfg.ConfigOpts) -> policy.Enforcer:
     oslo.policy checks the token scope against each rule's scope types.
     A policy file that does not parse is a PolicyFileError.
     """
-    enforcer = policy.Enforcer(conf)
+    enforcer = Enforcer(conf)
     enforcer.register_defaults(policies.list_rules())
     try:
         enforcer.load_rules()

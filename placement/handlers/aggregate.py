@@ -24,9 +24,9 @@ def _response(req, uuids, generation):
 
 def get_aggregates(req):
     context = req.environ['placement.context']
-    provider, uuids = context.db.read(
+    generation, uuids = context.db.read(
         aggregate.of_provider, util.path_arg(req, 'uuid'))
-    return _response(req, uuids, provider.generation)
+    return _response(req, uuids, generation)
 
 
 def _requested(req):

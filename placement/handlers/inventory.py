@@ -81,9 +81,9 @@ def _dated(body, last_modified, location=None):
 
 def list_inventories(req):
     context = req.environ['placement.context']
-    provider, inventories = context.db.read(
+    generation, inventories = context.db.read(
         inventory_obj.of_provider, util.path_arg(req, 'uuid'))
-    return _inventories_response(inventories, provider.generation)
+    return _inventories_response(inventories, generation)
 
 
 def set_inventories(req):

@@ -13,19 +13,18 @@ from placement.objects import resource_provider
 
 AGG = models.PlacementAggregate.__table__
 _RP_AGG = models.ResourceProviderAggregate.__table__
-#: Built once (see resource_provider._BY_UUID).
-_UUIDS_OF_PROVIDER = (
-    sa.select(AGG.c.uuid)
-    .join(_RP_AGG, _RP_AGG.c.aggregate_id == AGG.c.id)
-    .where(_RP_AGG.c.resource_provider_id == sa.bindparam('provider_id'))
-    .order_by(AGG.c.uuid))
 _LINKS = association.Association(_RP_AGG.c.aggregate_id, AGG.c.uuid)
-
-
-def uuids_of_provider(conn, provider_id):
-    """The sorted uuids of the aggregates provider ``provider_id`` is in."""
-    return list(conn.scalars(_UUIDS_OF_PROVIDER,
-                             {'provider_id': provider_id}))
+#: A provider's generation with its aggregates, built once (see
+#: resource_provider._BY_UUID and joined_rows).
+_OF_PROVIDER_UUID = (
+    sa.select(resource_provider.RP.c.generation, AGG.c.uuid)
+    .select_from(
+        resource_provider.RP
+        .outerjoin(_RP_AGG, _RP_AGG.c.resource_provider_id
+                   == resource_provider.RP.c.id)
+        .outerjoin(AGG, AGG.c.id == _RP_AGG.c.aggregate_id))
+    .where(resource_provider.RP.c.uuid == sa.bindparam('uuid'))
+    .order_by(AGG.c.uuid))
 
 
 def _ids_by_uuid(conn, uuids, found):
@@ -70,9 +69,11 @@ def select_ids(uuids):
 
 
 def of_provider(conn, uuid):
-    """``(provider row, aggregate uuids)`` of provider ``uuid``."""
-    provider = resource_provider.get_by_uuid(conn, uuid)
-    return provider, uuids_of_provider(conn, provider.id)
+    """``(provider generation, sorted aggregate uuids)`` of provider
+    ``uuid``."""
+    rows = resource_provider.joined_rows(conn, _OF_PROVIDER_UUID, uuid)
+    return rows[0].generation, [
+        row.uuid for row in rows if row.uuid is not None]
 
 
 def replace_of(conn, uuid, generation, uuids):

@@ -84,6 +84,19 @@ _OF_PROVIDER = (
     .where(INV.c.resource_provider_id == sa.bindparam('provider_id')))
 
 
+#: A provider's generation with its inventories (see
+#: resource_provider.joined_rows).
+_OF_PROVIDER_UUID = (
+    sa.select(resource_provider.RP.c.generation.label('provider_generation'),
+              RC.c.name, INV)
+    .select_from(
+        resource_provider.RP
+        .outerjoin(INV, INV.c.resource_provider_id
+                   == resource_provider.RP.c.id)
+        .outerjoin(RC, RC.c.id == INV.c.resource_class_id))
+    .where(resource_provider.RP.c.uuid == sa.bindparam('uuid')))
+
+
 def get_all(conn, provider_id):
     """``{resource class name: Inventory}`` of a provider."""
     rows = conn.execute(_OF_PROVIDER, {'provider_id': provider_id})
@@ -373,9 +386,10 @@ def delete(conn, provider, class_name):
 
 
 def of_provider(conn, uuid):
-    """``(provider row, {class name: Inventory})``."""
-    provider = resource_provider.get_by_uuid(conn, uuid)
-    return provider, get_all(conn, provider.id)
+    """``(provider generation, {class name: Inventory})``."""
+    rows = resource_provider.joined_rows(conn, _OF_PROVIDER_UUID, uuid)
+    return rows[0].provider_generation, {
+        row.name: _inventory(row) for row in rows if row.name is not None}
 
 
 def one_of_provider(conn, uuid, class_name):

@@ -9,19 +9,20 @@ from placement.objects import resource_provider
 from placement.objects import trait
 
 _RP_TRAIT = models.ResourceProviderTrait.__table__
-#: Built once (see resource_provider._BY_UUID).
-_NAMES_OF_PROVIDER = (
-    sa.select(trait.TRAIT.c.name)
-    .join(_RP_TRAIT, _RP_TRAIT.c.trait_id == trait.TRAIT.c.id)
-    .where(_RP_TRAIT.c.resource_provider_id == sa.bindparam('provider_id'))
-    .order_by(trait.TRAIT.c.name))
 _LINKS = association.Association(_RP_TRAIT.c.trait_id, trait.TRAIT.c.name)
-
-
-def names_of_provider(conn, provider_id):
-    """The sorted names of the traits of provider ``provider_id``."""
-    return list(conn.scalars(_NAMES_OF_PROVIDER,
-                             {'provider_id': provider_id}))
+#: A provider's generation and dates with its traits, built once (see
+#: resource_provider._BY_UUID and joined_rows).
+_OF_PROVIDER_UUID = (
+    sa.select(resource_provider.RP.c.generation,
+              resource_provider.RP.c.created_at,
+              resource_provider.RP.c.updated_at, trait.TRAIT.c.name)
+    .select_from(
+        resource_provider.RP
+        .outerjoin(_RP_TRAIT, _RP_TRAIT.c.resource_provider_id
+                   == resource_provider.RP.c.id)
+        .outerjoin(trait.TRAIT, trait.TRAIT.c.id == _RP_TRAIT.c.trait_id))
+    .where(resource_provider.RP.c.uuid == sa.bindparam('uuid'))
+    .order_by(trait.TRAIT.c.name))
 
 
 def replace_of(conn, uuid, generation, names):
@@ -48,9 +49,10 @@ def replace_of(conn, uuid, generation, names):
 
 
 def of_provider(conn, uuid):
-    """``(provider row, trait names)`` of provider ``uuid``."""
-    provider = resource_provider.get_by_uuid(conn, uuid)
-    return provider, names_of_provider(conn, provider.id)
+    """``(provider, sorted trait names)`` of provider ``uuid``; the
+    provider has its ``generation``, ``created_at`` and ``updated_at``."""
+    rows = resource_provider.joined_rows(conn, _OF_PROVIDER_UUID, uuid)
+    return rows[0], [row.name for row in rows if row.name is not None]
 
 
 def clear_of(conn, uuid):

@@ -117,6 +117,23 @@ def get_by_uuid(conn, uuid):
     return row
 
 
+def joined_rows(conn, statement, uuid):
+    """The rows of ``statement`` for provider ``uuid``; else NotFound.
+
+    ``statement`` selects the provider of the bound ``uuid`` outer-joined
+    with rows of its own (inventories, traits...): one round trip where
+    :func:`get_by_uuid` and a read of the rows were two, and at least
+    one row while the provider exists.
+    """
+    canonical = uuid_form.canonical(uuid)
+    rows = []
+    if canonical is not None:
+        rows = conn.execute(statement, {'uuid': canonical}).all()
+    if not rows:
+        raise _not_found(uuid)
+    return rows
+
+
 def select_listed(*conditions):
     """Only what a listing shows of the providers, in id order: uuid,
     name, generation, ``parent_provider_uuid``, ``root_provider_uuid``

@@ -15,6 +15,7 @@ import pytest
 import webob.exc
 from oslo_config import cfg
 from oslo_policy import generator
+from oslo_policy import policy as oslo_policy
 
 from placement import context as placement_context
 from placement import policies
@@ -360,3 +361,113 @@ def test_a_missing_target_value_matches_no_project(tmp_path, project_id):
     assert not _allowed(context, report_usage, {})
     assert _allowed(_project_admin(_conf(tmp_path)), report_usage,
                     {'project_id': None})
+
+
+# The decisions remembered (policy.Enforcer.allows)
+
+
+def _evaluations(monkeypatch):
+    """The rules oslo.policy evaluates from now on, in order."""
+    evaluated = []
+    enforce = policy.Enforcer.enforce
+
+    def counting(self, rule, *args, **kwargs):
+        evaluated.append(rule)
+        return enforce(self, rule, *args, **kwargs)
+
+    monkeypatch.setattr(policy.Enforcer, 'enforce', counting)
+    return evaluated
+
+
+def _with_roles(enforcer, roles, project_id='project-a'):
+    return placement_context.RequestContext(
+        user_id='someone', project_id=project_id, roles=roles,
+        enforcer=enforcer)
+
+
+def test_a_decision_is_evaluated_once(tmp_path, monkeypatch):
+    admin = _project_admin(_conf(tmp_path))
+    evaluated = _evaluations(monkeypatch)
+    for _ in range(3):
+        assert _allowed(admin, LIST_RP)
+        assert not _allowed(admin, 'placement:no_such_rule')
+    assert evaluated == [LIST_RP, 'placement:no_such_rule']
+
+
+def test_other_roles_project_or_target_are_decided_anew(
+        tmp_path, monkeypatch):
+    enforcer = policy.make_enforcer(_conf(tmp_path))
+    evaluated = _evaluations(monkeypatch)
+    assert _allowed(_with_roles(enforcer, ['admin']), LIST_RP)
+    assert not _allowed(_with_roles(enforcer, ['member']), LIST_RP)
+    assert _allowed(_with_roles(enforcer, ['admin']), LIST_RP)
+    reader = _with_roles(enforcer, ['reader'])
+    assert _allowed(reader, USAGES, {'project_id': 'project-a'})
+    assert not _allowed(reader, USAGES, {'project_id': 'project-b'})
+    assert not _allowed(_with_roles(enforcer, ['reader'], 'project-b'),
+                        USAGES, {'project_id': 'project-a'})
+    assert len(evaluated) == 5
+
+
+def test_a_scope_refusal_is_remembered_as_a_refusal(tmp_path, monkeypatch):
+    system_admin = _system_admin(_conf(tmp_path))
+    evaluated = _evaluations(monkeypatch)
+    assert not _allowed(system_admin, LIST_RP)
+    assert not _allowed(system_admin, LIST_RP)
+    assert evaluated == [LIST_RP]
+
+
+def test_a_changed_policy_file_drops_the_decisions(tmp_path):
+    conf = _conf(tmp_path, f'"{LIST_RP}": "role:lister"\n')
+    enforcer = policy.make_enforcer(conf)
+    lister = _with_roles(enforcer, ['lister'])
+    assert _allowed(lister, LIST_RP)
+    path = tmp_path / 'policy.yaml'
+    path.write_text(f'"{LIST_RP}": "role:auditor"\n')
+    # oslo.policy sees a change by the file's modification time.
+    mtime = path.stat().st_mtime + 10
+    os.utime(path, (mtime, mtime))
+    assert not _allowed(lister, LIST_RP)
+    assert _allowed(_with_roles(enforcer, ['auditor']), LIST_RP)
+
+
+def test_an_emptied_policy_directory_drops_the_decisions(tmp_path):
+    rules = tmp_path / 'policy.d'
+    rules.mkdir()
+    (rules / 'list.yaml').write_text(f'"{LIST_RP}": "role:lister"\n')
+    conf = _conf(tmp_path, policy_dirs=[str(rules)])
+    enforcer = policy.make_enforcer(conf)
+    assert _allowed(_with_roles(enforcer, ['lister']), LIST_RP)
+    (rules / 'list.yaml').unlink()
+    mtime = rules.stat().st_mtime + 10
+    os.utime(rules, (mtime, mtime))
+    assert not _allowed(_with_roles(enforcer, ['lister']), LIST_RP)
+    assert _allowed(_with_roles(enforcer, ['admin']), LIST_RP)
+
+
+def test_set_rules_drops_the_decisions(tmp_path):
+    enforcer = policy.make_enforcer(_conf(tmp_path))
+    admin = _with_roles(enforcer, ['admin'])
+    assert _allowed(admin, LIST_RP)
+    enforcer.set_rules({LIST_RP: oslo_policy.RuleDefault(
+        LIST_RP, '!').check}, overwrite=False)
+    assert not _allowed(admin, LIST_RP)
+
+
+def test_a_rule_set_with_a_remote_check_is_not_remembered(
+        tmp_path, monkeypatch):
+    conf = _conf(tmp_path, f'"{CREATE_RP}": "http://127.0.0.1:9/check"\n')
+    admin = _project_admin(conf)
+    evaluated = _evaluations(monkeypatch)
+    assert _allowed(admin, LIST_RP)
+    assert _allowed(admin, LIST_RP)
+    assert evaluated == [LIST_RP, LIST_RP]
+
+
+def test_the_decisions_kept_are_bounded(tmp_path, monkeypatch):
+    monkeypatch.setattr(policy, 'DECISIONS_KEPT', 3)
+    enforcer = policy.make_enforcer(_conf(tmp_path))
+    for number in range(10):
+        assert _allowed(_with_roles(enforcer, ['admin'], f'p{number}'),
+                        LIST_RP)
+    assert len(enforcer._decisions.kept) <= 3

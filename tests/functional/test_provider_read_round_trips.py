@@ -1,0 +1,78 @@
+"""The round trips to the database of nova-compute's reads of one
+provider's inventories, traits and aggregates (GET
+/resource_providers/{uuid}/...): one statement each, which finds the
+provider and its rows together; a missing provider is the same 404.
+"""
+
+import uuid
+
+import pytest
+
+from tests.functional import round_trips
+
+pytestmark = pytest.mark.db
+
+AGG = str(uuid.uuid4())
+INVENTORIES = {'VCPU': {'total': 8}, 'DISK_GB': {'total': 100}}
+TRAITS = ['HW_CPU_X86_SSE', 'HW_CPU_X86_AVX2']
+
+
+def _provider(api, filled):
+    rp_uuid = str(uuid.uuid4())
+    response = api.request('POST', '/resource_providers',
+                           body={'name': rp_uuid, 'uuid': rp_uuid})
+    assert response.status_int == 200, response.text
+    if filled:
+        for generation, (what, values) in enumerate([
+                ('inventories', INVENTORIES), ('traits', TRAITS),
+                ('aggregates', [AGG])]):
+            response = api.request(
+                'PUT', f'/resource_providers/{rp_uuid}/{what}', body={
+                    what: values, 'resource_provider_generation': generation})
+            assert response.status_int == 200, response.text
+    return rp_uuid
+
+
+def _read(api, rp_uuid, what):
+    with round_trips.RoundTrips(api.db.engine) as trips:
+        response = api.request('GET', f'/resource_providers/{rp_uuid}/{what}')
+    assert trips.statements == ['SELECT']
+    assert (trips.commits, trips.pings) == (1, 0)
+    return response
+
+
+@pytest.mark.parametrize('filled', [True, False])
+def test_one_statement_reads_a_provider_and_its_rows(api, filled):
+    rp_uuid = _provider(api, filled)
+    generation = 3 if filled else 0
+    inventories = _read(api, rp_uuid, 'inventories')
+    assert inventories.status_int == 200, inventories.text
+    assert inventories.json['resource_provider_generation'] == generation
+    assert sorted(inventories.json['inventories']) == (
+        ['DISK_GB', 'VCPU'] if filled else [])
+    # Last-Modified only when an inventory is dated, as upstream.
+    assert ('Last-Modified' in inventories.headers) is filled
+    traits = _read(api, rp_uuid, 'traits')
+    assert traits.json == {'traits': sorted(TRAITS) if filled else [],
+                           'resource_provider_generation': generation}
+    assert 'Last-Modified' in traits.headers
+    aggregates = _read(api, rp_uuid, 'aggregates')
+    assert aggregates.json == {'aggregates': [AGG] if filled else [],
+                               'resource_provider_generation': generation}
+
+
+@pytest.mark.parametrize('what', ['inventories', 'traits', 'aggregates'])
+@pytest.mark.parametrize('missing', [
+    # Fixed: xdist's workers must collect the same parameters.
+    '7d6b1b1e-3f1c-4a55-9a35-0a6a0e0f5d11', 'not-a-uuid'])
+def test_a_missing_provider_is_404_in_one_statement_or_none(
+        api, what, missing):
+    with round_trips.RoundTrips(api.db.engine) as trips:
+        response = api.request(
+            'GET', f'/resource_providers/{missing}/{what}')
+    assert response.status_int == 404, response.text
+    assert response.json['errors'][0]['detail'].endswith(
+        f'No resource provider with uuid {missing} found')
+    # Not a uuid: no provider can have it, nothing is asked.
+    assert trips.statements == (
+        [] if missing == 'not-a-uuid' else ['SELECT'])
