@@ -125,12 +125,9 @@ def joined_rows(conn, statement, uuid):
     :func:`get_by_uuid` and a read of the rows were two, and at least
     one row while the provider exists.
     """
-    canonical = uuid_form.canonical(uuid)
-    rows = []
-    if canonical is not None:
-        rows = conn.execute(statement, {'uuid': canonical}).all()
+    rows = conn.execute(statement, {'uuid': canonical_uuid(uuid)}).all()
     if not rows:
-        raise _not_found(uuid)
+        raise not_found(uuid)
     return rows
 
 
