@@ -16,7 +16,13 @@ Reported per query: the bytes of the answer and their SHA-1 prefix (so
 that two checkouts can be seen to answer byte for byte alike), the
 median CPU milliseconds of this process per request (``time.process_time``:
 the service's whole Python side, the database driver included, the
-database server's work not) and the median wall milliseconds. Under a
+database server's work not), the database server's CPU milliseconds
+per request spent on this process's connections (the mean over the
+repetitions, read from /proc: the backend process of each PostgreSQL
+connection, the server thread of each MariaDB/MySQL one, found by the
+CPU a short ``BENCHMARK()`` on the connection burns, so that other
+clients of a shared server do not count; not on SQLite or a server on
+another machine) and the median wall milliseconds. Under a
 loaded machine wall times are noise and CPU times hold; to compare two
 checkouts run this tool from each in turn
 (``PYTHONPATH=/other/checkout python tools/bench_cpu.py ...``), a few
@@ -31,6 +37,7 @@ import argparse
 import cProfile
 import hashlib
 import json
+import os
 import re
 import statistics
 import sys
@@ -60,6 +67,80 @@ def build_app(url):
     return deploy.build_stack(conf, db, policy.make_enforcer(conf)), db
 
 
+def _ticks(path):
+    """utime + stime of the /proc ``stat`` file ``path``, in ticks."""
+    with open(path) as f:
+        fields = f.read().rsplit(')', 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def _server_pid(name):
+    for pid in filter(str.isdigit, os.listdir('/proc')):
+        try:
+            with open(f'/proc/{pid}/comm') as f:
+                if f.read().strip() == name:
+                    return pid
+        except OSError:
+            continue
+    return None
+
+
+class DatabaseCpu:
+    """The database server's CPU spent on the connections the service
+    opens (see the module's docstring), as ``/proc`` ``stat`` paths of
+    their server processes or threads."""
+
+    #: Rounds of SHA1 that find a MariaDB connection's thread: about
+    #: 0.1 s of its CPU, more than any other thread then spends.
+    BURN = 300000
+
+    def __init__(self, engine):
+        self.stats = []
+        self.dialect = engine.dialect.name
+        self.mysqld = (_server_pid('mariadbd') or _server_pid('mysqld')
+                       if self.dialect == 'mysql' else None)
+        sa.event.listen(engine, 'connect', self._connected)
+
+    def _connected(self, dbapi_connection, _record):
+        cursor = dbapi_connection.cursor()
+        try:
+            if self.dialect == 'postgresql':
+                cursor.execute('SELECT pg_backend_pid()')
+                self.stats.append(f'/proc/{cursor.fetchone()[0]}/stat')
+            elif self.mysqld is not None:
+                self.stats.append(self._burning_thread(cursor))
+        finally:
+            cursor.close()
+
+    def _burning_thread(self, cursor):
+        tasks = f'/proc/{self.mysqld}/task'
+
+        def times():
+            found = {}
+            for tid in os.listdir(tasks):
+                try:
+                    found[tid] = _ticks(f'{tasks}/{tid}/stat')
+                except OSError:
+                    continue
+            return found
+        before = times()
+        cursor.execute(f"SELECT BENCHMARK({self.BURN}, SHA1('x'))")
+        cursor.fetchall()
+        after = times()
+        tid = max(after, key=lambda t: after[t] - before.get(t, 0))
+        return f'{tasks}/{tid}/stat'
+
+    def seconds(self):
+        """CPU seconds of the connections' server side so far."""
+        total = 0
+        for stat in self.stats:
+            try:
+                total += _ticks(stat)
+            except OSError:
+                continue
+        return total / os.sysconf('SC_CLK_TCK')
+
+
 def queries(url, phase):
     if phase == 'nested':
         return bench.nested_queries(None) + FIXED_COST
@@ -82,10 +163,11 @@ def answer(app, path):
     return resp.body
 
 
-def measure(app, name, path, args, profile=None):
+def measure(app, name, path, args, profile=None, database_cpu=None):
     for _ in range(args.warmups):
         body = answer(app, path)
     cpu, wall = [], []
+    database_started = database_cpu.seconds() if database_cpu else 0
     for _ in range(args.repetitions):
         started, started_cpu = time.perf_counter(), time.process_time()
         if profile is not None:
@@ -95,9 +177,14 @@ def measure(app, name, path, args, profile=None):
             profile.disable()
         cpu.append(time.process_time() - started_cpu)
         wall.append(time.perf_counter() - started)
+    database_ms = None
+    if database_cpu and database_cpu.stats:
+        database_ms = (1000 * (database_cpu.seconds() - database_started)
+                       / args.repetitions)
     return {'query': name, 'bytes': len(body),
             'sha1': hashlib.sha1(body).hexdigest()[:10],
             'cpu_ms': 1000 * statistics.median(cpu),
+            'database_cpu_ms': database_ms,
             'wall_ms': 1000 * statistics.median(wall)}
 
 
@@ -120,15 +207,19 @@ def main(argv=None):
         r'_nested$', sa.engine.make_url(args.database_url).database or '')
         else 'flat')
     app, db = build_app(args.database_url)
+    database_cpu = DatabaseCpu(db.engine)
     profile = cProfile.Profile(time.process_time) if args.profile else None
     rows = []
     try:
         for name, path in queries(args.database_url, phase):
             if args.query in name:
-                rows.append(measure(app, name, path, args, profile))
+                rows.append(measure(app, name, path, args, profile,
+                                    database_cpu))
                 row = rows[-1]
+                database = ('' if row['database_cpu_ms'] is None
+                            else f'db {row["database_cpu_ms"]:6.2f} ms ')
                 print(f'{name:48} {row["bytes"]:>9} {row["sha1"]} '
-                      f'cpu {row["cpu_ms"]:7.2f} ms '
+                      f'cpu {row["cpu_ms"]:7.2f} ms {database}'
                       f'wall {row["wall_ms"]:7.2f} ms', flush=True)
     finally:
         db.dispose()
