@@ -25,7 +25,9 @@ deadlock with the writers of those trees.
 
 import collections
 
+import orjson
 import sqlalchemy as sa
+import sqlalchemy.ext.compiler
 
 from placement import exception
 from placement import uuid_form
@@ -134,6 +136,62 @@ def select_listed(*conditions):
     ).select_from(
         RP.outerjoin(_PARENT, _PARENT.c.id == RP.c.parent_provider_id)
     ).where(*conditions).order_by(RP.c.id)
+
+
+class _JsonRows(sa.sql.functions.FunctionElement):
+    """SQL aggregate: the JSON text of an array of the group's rows, each
+    an array of the columns (all but the first), in the order of the
+    first (an id). MariaDB only (:func:`folded_listing`)."""
+
+    type = sa.Text()
+    inherit_cache = True
+    name = 'json_rows'
+
+
+@sa.ext.compiler.compiles(_JsonRows, 'mysql')
+@sa.ext.compiler.compiles(_JsonRows, 'mariadb')
+def _json_rows_mysql(element, compiler, **kw):
+    key, *columns = [compiler.process(c, **kw) for c in element.clauses]
+    return f'JSON_ARRAYAGG(JSON_ARRAY({", ".join(columns)}) ORDER BY {key})'
+
+
+#: Listed providers in one JSON text of :func:`folded_listing`: the
+#: providers whose id divided by this is the same.
+LISTED_PER_TEXT = 64
+
+
+def folded_listing(listing):
+    """The rows of ``listing`` (a :func:`select_listed`) folded into
+    JSON texts of up to :data:`LISTED_PER_TEXT` rows, in id order, on
+    MariaDB (:func:`folds_listings`; :func:`unfolded_listing` reads
+    them).
+
+    PyMySQL decodes a row in Python, at a cost per row and per column:
+    2,000 listed providers took 8-10 ms of CPU, their 32 JSON texts
+    0.8 ms (orjson parses them in 0.3), and MariaDB spent less CPU
+    sending them (9-11 ms against 12-13). Not on PostgreSQL, whose
+    driver decodes in C: ``json_agg`` cost the server 3.7 ms more CPU
+    than it saved the service; nor SQLite, which orders no aggregate
+    (before 3.44), nor MySQL, whose ``JSON_ARRAYAGG`` does not either.
+    """
+    rows = listing.add_columns(RP.c.id.label('listed_id')).subquery()
+    key = rows.c.listed_id
+    return (sa.select(_JsonRows(key, *[
+        column for column in rows.c if column is not key]))
+        .group_by(key // LISTED_PER_TEXT)
+        .order_by(key // LISTED_PER_TEXT))
+
+
+def folds_listings(dialect):
+    """Whether listings are :func:`folded_listing` on ``dialect``."""
+    return getattr(dialect, 'is_mariadb', False)
+
+
+def unfolded_listing(texts):
+    """The rows (lists) of the JSON texts of :func:`folded_listing`."""
+    loads = orjson.loads
+    for (text,) in texts:
+        yield from loads(text)
 
 
 def increment_generation(conn, provider_id, expected_generation):
