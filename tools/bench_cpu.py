@@ -96,20 +96,31 @@ class DatabaseCpu:
     BURN = 300000
 
     def __init__(self, engine):
-        self.stats = []
+        #: ``{id(DBAPI connection): (schedstat path, its CPU seconds
+        #: when found)}`` of the open ones: a MariaDB thread comes from
+        #: a cache, with what it spent for others.
+        self.stats = {}
+        #: CPU seconds of the connections closed so far: a MariaDB
+        #: thread goes back to its cache and serves another client.
+        self._closed = 0
         self.dialect = engine.dialect.name
         self.mysqld = (_server_pid('mariadbd') or _server_pid('mysqld')
                        if self.dialect == 'mysql' else None)
         sa.event.listen(engine, 'connect', self._connected)
+        sa.event.listen(engine, 'close', self._closed_one)
+        sa.event.listen(engine, 'close_detached', self._closed_one)
 
     def _connected(self, dbapi_connection, _record):
         cursor = dbapi_connection.cursor()
         try:
             if self.dialect == 'postgresql':
                 cursor.execute('SELECT pg_backend_pid()')
-                self.stats.append(f'/proc/{cursor.fetchone()[0]}/schedstat')
+                stat = f'/proc/{cursor.fetchone()[0]}/schedstat'
             elif self.mysqld is not None:
-                self.stats.append(self._burning_thread(cursor))
+                stat = self._burning_thread(cursor)
+            else:
+                return
+            self.stats[id(dbapi_connection)] = stat, _cpu_seconds(stat)
         finally:
             cursor.close()
 
@@ -139,12 +150,21 @@ class DatabaseCpu:
             found = again
         return f'{tasks}/{found}/schedstat'
 
+    def _closed_one(self, dbapi_connection, _record=None):
+        stat = self.stats.pop(id(dbapi_connection), None)
+        if stat is not None:
+            self._closed += self._seconds([stat])
+
     def seconds(self):
         """CPU seconds of the connections' server side so far."""
+        return self._closed + self._seconds(self.stats.values())
+
+    @staticmethod
+    def _seconds(stats):
         total = 0
-        for stat in self.stats:
+        for stat, start in stats:
             try:
-                total += _cpu_seconds(stat)
+                total += _cpu_seconds(stat) - start
             except OSError:
                 continue
         return total
