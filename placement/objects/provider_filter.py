@@ -101,7 +101,12 @@ def _listing(amounts, required, forbidden, groups, forbidden_aggregates,
     """The statement of the providers with those ids (as
     :func:`_named_ids` gives them), and, if asked, the name, uuid and
     tree of parameters ``name``, ``uuid`` and ``in_tree``; ``folded``:
-    its rows folded (:func:`resource_provider.folded_listing`).
+    its rows folded (:func:`resource_provider.folded_listing`), for a
+    listing no name, uuid, tree or aggregate bounds: MariaDB spends
+    about 2 microseconds more a row folding than sending it, the
+    service 3.5 less reading it, but a statement's fixed cost more
+    (1,000 providers of one aggregate or a few of a tree cost more
+    folded than not).
 
     Kept built for the last :data:`MOST_LISTINGS` (with at most
     :data:`MOST_KEPT_IDS` ids): SQLAlchemy's construction of a listing
@@ -153,7 +158,9 @@ def list_providers(conn, filters):
     given = {'name': filters.name, 'uuid': filters.uuid,
              'in_tree': filters.in_tree}
     build = _kept_listing if _count(*ids) <= MOST_KEPT_IDS else _listing
-    folded = resource_provider.folds_listings(conn.dialect)
+    folded = (resource_provider.folds_listings(conn.dialect)
+              and not (filters.member_of or any(
+                  value is not None for value in given.values())))
     listing = build(*ids, *(value is not None for value in given.values()),
                     folded)
     rows = db_api.streamed(conn, listing, {

@@ -168,18 +168,19 @@ def folded_listing(listing):
 
     PyMySQL decodes a row in Python, at a cost per row and per column:
     2,000 listed providers took 8-10 ms of CPU, their 32 JSON texts
-    0.8 ms (orjson parses them in 0.3), and MariaDB spent less CPU
-    sending them (9-11 ms against 12-13). Not on PostgreSQL, whose
-    driver decodes in C: ``json_agg`` cost the server 3.7 ms more CPU
-    than it saved the service; nor SQLite, which orders no aggregate
-    (before 3.44), nor MySQL, whose ``JSON_ARRAYAGG`` does not either.
+    0.8 ms (orjson parses them in 0.3). A listing of 2,000 cost the
+    service 9 ms of CPU rather than 16, MariaDB 10.4 rather than 6.3
+    (``tools/results/2026-11-26b-limited.rst``). Not on PostgreSQL,
+    whose driver decodes in C: ``json_agg`` cost the server 3.7 ms more
+    CPU than it saved the service; nor SQLite, which orders no
+    aggregate (before 3.44), nor MySQL, whose ``JSON_ARRAYAGG`` does
+    not either.
     """
-    rows = listing.add_columns(RP.c.id.label('listed_id')).subquery()
-    key = rows.c.listed_id
-    return (sa.select(_JsonRows(key, *[
-        column for column in rows.c if column is not key]))
-        .group_by(key // LISTED_PER_TEXT)
-        .order_by(key // LISTED_PER_TEXT))
+    columns = [getattr(column, 'element', column)
+               for column in listing.selected_columns]
+    group = RP.c.id // LISTED_PER_TEXT
+    return (listing.with_only_columns(_JsonRows(RP.c.id, *columns))
+            .group_by(group).order_by(None).order_by(group))
 
 
 def folds_listings(dialect):
