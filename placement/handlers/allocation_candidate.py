@@ -8,6 +8,8 @@ as the candidates are made, then the summaries of the providers they
 involve.
 """
 
+import orjson
+
 from placement import microversion
 from placement import provider_query
 from placement import query
@@ -24,23 +26,68 @@ _MAPPINGS = microversion.MAPPINGS
 
 def _allocation_requests(req, candidates):
     """The allocation requests, one at a time: a list each before 1.12,
-    a dict from then on, with the group mappings from 1.34 (versions
-    checked once)."""
+    a dict from then on (as :class:`_RequestJson`), with the group
+    mappings from 1.34 (versions checked once)."""
     if not microversion.at_least(req, _DICT_ALLOCATIONS):
         return ({'allocations': [
             {'resource_provider': {'uuid': uuid}, 'resources': resources}
             for uuid, resources in candidate.allocations.items()]}
             for candidate in candidates)
-    if microversion.at_least(req, _MAPPINGS):
-        return ({'allocations': {
-            uuid: {'resources': resources}
-            for uuid, resources in candidate.allocations.items()},
-            'mappings': candidate.mappings}
-            for candidate in candidates)
-    return ({'allocations': {
-        uuid: {'resources': resources}
-        for uuid, resources in candidate.allocations.items()}}
-        for candidate in candidates)
+    return map(_RequestJson(microversion.at_least(req, _MAPPINGS)),
+               candidates)
+
+
+class _RequestJson:
+    """The JSON of a candidate's allocation request (from 1.12), an
+    ``orjson.Fragment``: the same bytes as orjson makes of the dict
+    (``{"allocations": {uuid: {"resources": {...}}}, "mappings": {...}}``)
+    at about half the CPU (a tenth of that of 1,000 candidates).
+
+    The candidates of a search share their layouts
+    (:attr:`candidate_request.Candidate.layout`: which slots' providers
+    get which amounts, map which groups): a layout's JSON is a template
+    made once, the uuids put in. JSON escapes each character alone, so
+    an escaped uuid is put in as it is; ``mappings`` lists a group's
+    providers sorted, as :attr:`Candidate.mappings` does.
+    """
+
+    def __init__(self, mappings):
+        self.mappings = mappings
+        #: ``{id(layout): (layout, template)}``; the layout is kept, so
+        #: that its id is not another's.
+        self._templates = {}
+
+    def __call__(self, candidate):
+        layout = candidate.layout
+        found = self._templates.get(id(layout))
+        if found is None:
+            found = self._templates[id(layout)] = (
+                layout, self._template(layout))
+        dumps = orjson.dumps
+        uuids = candidate.uuids
+        escaped = [dumps(uuid)[1:-1] for uuid in uuids]
+        values = [escaped[slot] for slot, _amounts in layout[0]]
+        if self.mappings:
+            values += [b'","'.join([escaped[slot] for slot in sorted(
+                slots, key=uuids.__getitem__)])
+                for _suffix, slots in layout[1]]
+        return orjson.Fragment(found[1] % tuple(values))
+
+    def _template(self, layout):
+        allocations = b','.join(
+            b'"%%s":{"resources":%s}' % _literal(amounts)
+            for _slot, amounts in layout[0])
+        template = b'{"allocations":{%s}' % allocations
+        if self.mappings:
+            template += b',"mappings":{%s}' % b','.join(
+                b'%s:["%%s"]' % _literal(suffix)
+                for suffix, _slots in layout[1])
+        return template + b'}'
+
+
+def _literal(value):
+    """The JSON of ``value``, to be a literal part of a template."""
+    return orjson.dumps(value).replace(b'%', b'%%')
 
 
 def _summary(provider, classes, traits, nested):

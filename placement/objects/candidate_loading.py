@@ -68,7 +68,7 @@ class Trees:
                  for slot in self.narrowing.slots],
                 self.rules, self.providers, memo)
             for batch in batches(roots, size):
-                self._load(sharing_roots + batch)
+                self._load(batch, sharing_roots)
                 sharing_roots = []
                 for root in batch:
                     yield root, search.candidates(
@@ -83,11 +83,17 @@ class Trees:
                 shared_with[root].append(provider_id)
         return shared_with
 
-    def _load(self, roots):
-        roots = {root for root in roots if root not in self.by_root}
-        if roots:
+    def _load(self, batch, sharing_roots):
+        """Load the trees of ``batch`` (roots of the window, a range if
+        they are dense: :class:`candidate_folding.TreeRoots`) and
+        ``sharing_roots`` that are not loaded yet."""
+        batch = [root for root in batch if root not in self.by_root]
+        sharing_roots = [root for root in sharing_roots
+                         if root not in self.by_root]
+        if batch or sharing_roots:
             self._remember(load_providers(
-                self.conn, sorted(roots), self.names))
+                self.conn, candidate_folding.TreeRoots.of(
+                    batch, sharing_roots), self.names))
 
     def _remember(self, loaded):
         self.providers.update(loaded)
@@ -143,7 +149,7 @@ def tree_rules(request):
 
 def load_providers(conn, roots, names):
     """``{id: candidate_tree.Provider}`` for every provider of the trees
-    of ``roots``, in one query.
+    of ``roots`` (a :class:`candidate_folding.TreeRoots`), in one query.
 
     A provider's inventories and trait ids come folded into strings by
     the database, and the providers folded into strings of many
@@ -158,7 +164,10 @@ def load_providers(conn, roots, names):
              int(root), inventories, traits)
             for provider_id, uuid, parent, root, inventories, traits
             in candidate_folding.unfolded_rows(
-                conn.scalars(_LOAD_TREES, {'roots': roots}))]
+                conn.scalars(_LOAD_TREES, roots.params()))]
+    if roots.ranged:
+        asked = roots.asked
+        rows = [row for row in rows if row[3] in asked]
     uuids = {row[0]: row[1] for row in rows}
     names.traits({int(trait_id) for row in rows if row[5]
                   for trait_id in row[5].split(',')})
@@ -175,10 +184,9 @@ def load_providers(conn, roots, names):
 
 
 #: The rows of :func:`load_providers`, folded; built once (its roots are
-#: an expanding parameter), so that a request neither builds nor
-#: coerces it.
+#: parameters), so that a request neither builds nor coerces it.
 _LOAD_TREES = candidate_folding.folded_rows(
     sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id, _ROOT_ID,
               candidate_folding.folded_inventories(),
               candidate_folding.folded_traits())
-    .where(_ROOT_ID.in_(sa.bindparam('roots', expanding=True))), 'id')
+    .where(candidate_folding.of_trees(_ROOT_ID)), 'id')

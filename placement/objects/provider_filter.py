@@ -97,10 +97,16 @@ MOST_KEPT_IDS = 64
 
 
 def _listing(amounts, required, forbidden, groups, forbidden_aggregates,
-             by_name, by_uuid, in_tree):
+             by_name, by_uuid, in_tree, folded):
     """The statement of the providers with those ids (as
     :func:`_named_ids` gives them), and, if asked, the name, uuid and
-    tree of parameters ``name``, ``uuid`` and ``in_tree``.
+    tree of parameters ``name``, ``uuid`` and ``in_tree``; ``folded``:
+    its rows folded (:func:`resource_provider.folded_listing`), for a
+    listing no name, uuid, tree or aggregate bounds: MariaDB spends
+    about 2 microseconds more a row folding than sending it, the
+    service 3.5 less reading it, but a statement's fixed cost more
+    (1,000 providers of one aggregate or a few of a tree cost more
+    folded than not).
 
     Kept built for the last :data:`MOST_LISTINGS` (with at most
     :data:`MOST_KEPT_IDS` ids): SQLAlchemy's construction of a listing
@@ -122,7 +128,10 @@ def _listing(amounts, required, forbidden, groups, forbidden_aggregates,
         wanted.append(RP.c.uuid == sa.bindparam('uuid'))
     if in_tree:
         wanted.append(conditions.in_tree(sa.bindparam('in_tree')))
-    return resource_provider.select_listed(*wanted)
+    listing = resource_provider.select_listed(*wanted)
+    if folded:
+        return resource_provider.folded_listing(listing)
+    return listing
 
 
 _kept_listing = functools.lru_cache(MOST_LISTINGS)(_listing)
@@ -135,8 +144,9 @@ def _count(amounts, required, forbidden, groups, forbidden_aggregates):
 
 
 def list_providers(conn, filters):
-    """Provider rows (:func:`resource_provider.select_listed`), by id, as
-    the result gives them: read them all before the next statement.
+    """Provider rows (:func:`resource_provider.select_listed`'s columns,
+    unpacked by position), by id, as the result gives them: read them
+    all before the next statement.
 
     Unknown resource classes and traits are BadRequest.
     """
@@ -148,10 +158,16 @@ def list_providers(conn, filters):
     given = {'name': filters.name, 'uuid': filters.uuid,
              'in_tree': filters.in_tree}
     build = _kept_listing if _count(*ids) <= MOST_KEPT_IDS else _listing
-    listing = build(*ids, *(value is not None for value in given.values()))
+    folded = (resource_provider.folds_listings(conn.dialect)
+              and not (filters.member_of or any(
+                  value is not None for value in given.values())))
+    listing = build(*ids, *(value is not None for value in given.values()),
+                    folded)
     rows = db_api.streamed(conn, listing, {
         name: value for name, value in given.items() if value is not None})
+    if folded:
+        rows = resource_provider.unfolded_listing(rows)
     if filters.name is None:
         return rows
     # MySQL compares names ignoring case and trailing spaces; we do not.
-    return (row for row in rows if row.name == filters.name)
+    return (row for row in rows if row[1] == filters.name)

@@ -16,6 +16,9 @@ import sqlalchemy as sa
 from placement import exception
 from placement.db import models
 from placement.objects import allocation_candidate
+from placement.objects import candidate_folding
+from placement.objects import candidate_loading
+from placement.objects import candidate_names
 from placement.objects import candidate_narrowing
 from placement.objects import candidate_request
 from placement.objects import candidate_windows
@@ -797,3 +800,27 @@ def test_randomized_windows_find_distinct_candidates(many_roots, params):
     keys = [many_roots.named(c) for c in found.candidates]
     assert len(set(keys)) == len(keys) == limit
     assert set(keys) <= {many_roots.named(c) for c in everything.candidates}
+
+
+def test_a_dense_batch_of_roots_is_read_as_a_range_of_the_trees_asked(
+        world):
+    """The roots of flat hosts are a range (no list of ids to expand);
+    the trees of the range that were not asked for are dropped, those
+    of sharing roots outside it are read too."""
+    for index in range(5):
+        world.provider(f'H{index}', inventory={'VCPU': 2},
+                       traits=['CUSTOM_X'] if index == 2 else ())
+        if index == 0:
+            world.provider('H0_NUMA', 'H0', {'VCPU': 4})
+    world.provider('SS', inventory={'DISK_GB': 100}, traits=[SHARES])
+    with world.db.reader() as conn:
+        ids = dict(conn.execute(sa.select(RP.c.uuid, RP.c.id)).all())
+        root = {name: ids[world.uuids[name]]
+                for name in ('H0', 'H1', 'H3', 'H4', 'SS')}
+        roots = candidate_folding.TreeRoots.of(
+            [root['H0'], root['H1'], root['H3'], root['H4']], [root['SS']])
+        assert roots.ranged and roots.others == [root['SS']]
+        loaded = candidate_loading.load_providers(
+            conn, roots, candidate_names.Names(conn))
+    assert sorted(world.names[p.uuid] for p in loaded.values()) == [
+        'H0', 'H0_NUMA', 'H1', 'H3', 'H4', 'SS']

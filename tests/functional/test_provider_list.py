@@ -3,6 +3,8 @@ database (util.SerialisedArray, db.api.streamed): every provider, in id
 order, over many chunks, with the latest change as Last-Modified."""
 
 import datetime
+import urllib.parse
+import uuid
 
 import pytest
 import sqlalchemy as sa
@@ -55,3 +57,37 @@ def test_an_empty_listing_is_dated_all_the_same(api):
     assert response.json == {'resource_providers': []}
     # With nothing listed, the time of the answer stands in.
     assert 'last-modified' in response.headers
+
+
+NAMES = ['quote " and backslash \\ here', 'tab\tnew\nline', 'é ü 中文 😀',
+         '</script> & <b>', 'x\u0001y', 'trailing space ']
+
+
+def test_a_listing_of_a_tree_shows_names_and_uuids_as_stored(api,
+                                                             monkeypatch):
+    """Rows folded into JSON by the database (MariaDB) read back as
+    they are stored: names with quotes, backslashes, control and
+    non-ASCII characters, parents and roots; the same JSON as GET of
+    each provider."""
+    monkeypatch.setattr(util, 'CHUNK_ITEMS', 2)
+    uuids = []
+    for index, name in enumerate(NAMES):
+        rp_uuid = str(uuid.uuid4())
+        body = {'name': name, 'uuid': rp_uuid}
+        if index:
+            body['parent_provider_uuid'] = uuids[index // 2]
+        response = api.request('POST', '/resource_providers', body=body)
+        assert response.status_int == 200, response.text
+        uuids.append(rp_uuid)
+    response = api.request('GET', '/resource_providers')
+    assert response.status_int == 200, response.text
+    listed = response.json['resource_providers']
+    assert [provider['name'] for provider in listed] == NAMES
+    for provider in listed:
+        one = api.request('GET', f'/resource_providers/{provider["uuid"]}')
+        assert one.json == provider
+    for name in NAMES:
+        response = api.request('GET', '/resource_providers?' +
+                               urllib.parse.urlencode({'name': name}))
+        assert [p['name'] for p in response.json['resource_providers']] == [
+            name]

@@ -3,6 +3,7 @@
 import itertools
 
 from placement.objects import allocation_candidate
+from placement.objects import candidate_folding
 from placement.objects import candidate_loading
 from placement.objects import candidate_tree
 
@@ -281,3 +282,15 @@ def test_one_search_serves_every_tree_of_a_window():
                     root_id=root_id)
         assert list(search.candidates(root_id, options)) == alone
         assert len(alone) == 2
+
+
+def test_roots_dense_in_their_ids_are_a_range_others_a_list():
+    """A range spans fewer than MOST_SPAN_PER_ROOT ids a root; the
+    roots outside it (sharing ones) are a list; sparse roots are a list
+    and no range."""
+    dense = candidate_folding.TreeRoots.of([3, 4, 6, 7], [1, 5, 40])
+    assert (dense.low, dense.high, dense.others) == (3, 7, [1, 40])
+    assert dense.ranged and dense.asked == {1, 3, 4, 5, 6, 7, 40}
+    sparse = candidate_folding.TreeRoots.of([10, 20, 30], [1])
+    assert not sparse.ranged and sparse.others == [1, 10, 20, 30]
+    assert not candidate_folding.TreeRoots.of([], [1, 2]).ranged
