@@ -184,6 +184,19 @@ def queries(url, phase):
     return bench.flat_queries(member_of) + FIXED_COST
 
 
+def request(app, method, path, body=None):
+    """The JSON (None: no body) of an in-process request of ``method``
+    and ``path`` with ``body`` (JSON); anything but 2xx is an error."""
+    req = webob.Request.blank(path, method=method, headers=bench.HEADERS)
+    if body is not None:
+        req.body = json.dumps(body).encode()
+        req.content_type = 'application/json'
+    resp = req.get_response(app)
+    if resp.status_int >= 300:
+        raise RuntimeError(f'{method} {path}: {resp.status} {resp.body!r}')
+    return resp.json_body if resp.body else None
+
+
 def answer(app, path):
     """The body of a GET of ``path``; anything but 200 is an error."""
     resp = webob.Request.blank(path, headers=bench.HEADERS).get_response(app)

@@ -39,7 +39,6 @@ import time
 import uuid
 
 import urllib3
-import webob
 
 from tools import bench_allocation_candidates as bench
 from tools import bench_cloud
@@ -112,13 +111,13 @@ def in_process(db_url, ops, profile):
         for name, calls in ops:
             if name.startswith('GET'):
                 for method, path, body in calls[:5]:
-                    _local(app, method, path, body)
+                    bench_cpu.request(app, method, path, body)
             spent = []
             for method, path, body in calls:
                 started = time.process_time()
                 if profile is not None:
                     profile.enable()
-                _local(app, method, path, body)
+                bench_cpu.request(app, method, path, body)
                 if profile is not None:
                     profile.disable()
                 spent.append(time.process_time() - started)
@@ -126,16 +125,6 @@ def in_process(db_url, ops, profile):
     finally:
         db.dispose()
     return results
-
-
-def _local(app, method, path, body):
-    req = webob.Request.blank(path, method=method, headers=bench.HEADERS)
-    if body is not None:
-        req.body = json.dumps(body).encode()
-        req.content_type = 'application/json'
-    resp = req.get_response(app)
-    if resp.status_int >= 300:
-        raise RuntimeError(f'{method} {path}: {resp.status} {resp.body!r}')
 
 
 def measure(args, http, db_url, conf, workdir, computes, owner):

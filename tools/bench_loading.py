@@ -50,7 +50,6 @@ import uuid
 
 import sqlalchemy as sa
 import urllib3
-import webob
 
 from placement.db import standard_data
 from tools import bench_allocation_candidates as bench
@@ -156,17 +155,6 @@ class Recorder:
 
 # --- the in-process measurement (run in a process of its own) ----------
 
-def _request(app, method, path, body=None, headers=bench.HEADERS):
-    req = webob.Request.blank(path, method=method, headers=headers)
-    if body is not None:
-        req.body = json.dumps(body).encode()
-        req.content_type = 'application/json'
-    resp = req.get_response(app)
-    if resp.status_int >= 300:
-        raise RuntimeError(f'{method} {path}: {resp.status} {resp.body!r}')
-    return resp.json_body if resp.body else None
-
-
 def provider_writes(aggregate):
     """The four writes of one new provider, as ``(name, method, path,
     body)``; the bodies' generations are those each write leaves."""
@@ -201,7 +189,7 @@ def measure_in_process(db_url, requests, aggregates):
                                      recorder.transactions)
                 database = recorder.database_seconds()
                 started = time.process_time()
-                _request(app, method, path, body)
+                bench_cpu.request(app, method, path, body)
                 spent = time.process_time() - started
                 if number < 20:
                     continue

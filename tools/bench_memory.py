@@ -80,13 +80,16 @@ def plant(client):
         for child, generation in children])
 
 
-def read(http, server, path=QUERY):
-    """One request, its body read a block at a time; a result row."""
+def _streamed(http, server, path, take):
+    """GET ``path`` from the server's first worker, each block of the
+    body given to ``take`` as it comes; the response and the row of what
+    the worker spent (time to the first byte and to the end, CPU, RSS
+    before, peak and after)."""
     pid = server.worker_pids()[0]
     before = bench._read_status(pid, 'VmRSS')
     server.reset_peaks()
     cpu = bench._cpu_seconds(pid)
-    digest, size, count, tail, first = hashlib.sha256(), 0, 0, b'', None
+    first = None
     started = time.perf_counter()
     response = http.request('GET', server.endpoint + path,
                             headers=bench.HEADERS, preload_content=False,
@@ -94,54 +97,49 @@ def read(http, server, path=QUERY):
     for block in response.stream(1 << 16):
         if first is None:
             first = time.perf_counter() - started
-        digest.update(block)
-        size += len(block)
-        count += (tail + block).count(REQUEST_START)
-        tail = block[-(len(REQUEST_START) - 1):]
+        take(block)
     total = time.perf_counter() - started
     response.release_conn()
     cpu = bench._cpu_seconds(pid) - cpu
     time.sleep(2)
-    return {'status': response.status, 'bytes': size, 'candidates': count,
-            'sha256': digest.hexdigest()[:16],
-            'content_length': 'Content-Length' in response.headers,
-            'first_byte_s': first, 'total_s': total, 'cpu_s': cpu,
-            'rss_before_mb': before,
-            'peak_mb': bench._read_status(pid, 'VmHWM'),
-            'rss_after_mb': bench._read_status(pid, 'VmRSS'),
-            'load1': os.getloadavg()[0]}
+    return response, {
+        'content_length': 'Content-Length' in response.headers,
+        'first_byte_s': first, 'total_s': total, 'cpu_s': cpu,
+        'rss_before_mb': before,
+        'peak_mb': bench._read_status(pid, 'VmHWM'),
+        'rss_after_mb': bench._read_status(pid, 'VmRSS'),
+        'load1': os.getloadavg()[0]}
+
+
+def read(http, server, path=QUERY):
+    """One request, its body read a block at a time; a result row."""
+    digest, seen = hashlib.sha256(), {'bytes': 0, 'candidates': 0,
+                                      'tail': b''}
+
+    def take(block):
+        digest.update(block)
+        seen['bytes'] += len(block)
+        seen['candidates'] += (seen['tail'] + block).count(REQUEST_START)
+        seen['tail'] = block[-(len(REQUEST_START) - 1):]
+
+    response, row = _streamed(http, server, path, take)
+    return {'status': response.status, 'bytes': seen['bytes'],
+            'candidates': seen['candidates'],
+            'sha256': digest.hexdigest()[:16], **row}
 
 
 def read_report(http, server, path):
     """One report, its body kept (the client's memory is not measured)
     to be digested without the times it carries; a result row."""
-    pid = server.worker_pids()[0]
-    before = bench._read_status(pid, 'VmRSS')
-    server.reset_peaks()
-    cpu = bench._cpu_seconds(pid)
-    blocks, first = [], None
-    started = time.perf_counter()
-    response = http.request('GET', server.endpoint + path,
-                            headers=bench.HEADERS, preload_content=False,
-                            retries=False, timeout=None)
-    for block in response.stream(1 << 16):
-        if first is None:
-            first = time.perf_counter() - started
-        blocks.append(block)
-    total = time.perf_counter() - started
-    response.release_conn()
-    cpu = bench._cpu_seconds(pid) - cpu
+    blocks = []
+    response, row = _streamed(http, server, path, blocks.append)
     body = b''.join(blocks)
-    time.sleep(2)
     return {'path': path, 'status': response.status, 'bytes': len(body),
             'sha256': hashlib.sha256(
                 _SCRAPED_AT.sub(rb'\g<1>0', body)).hexdigest()[:16],
-            'content_length': 'Content-Length' in response.headers,
-            'first_byte_s': round(first or 0, 3), 'total_s': round(total, 3),
-            'cpu_s': round(cpu, 2), 'rss_before_mb': round(before, 1),
-            'peak_mb': round(bench._read_status(pid, 'VmHWM'), 1),
-            'rss_after_mb': round(bench._read_status(pid, 'VmRSS'), 1),
-            'load1': os.getloadavg()[0]}
+            **{key: round(value or 0, 3) if key.endswith('_s')
+               else round(value, 1) if key.endswith('_mb') else value
+               for key, value in row.items()}}
 
 
 def reports(args, http, workdir):

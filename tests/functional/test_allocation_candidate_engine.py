@@ -695,15 +695,7 @@ def test_a_first_window_holds_as_many_more_roots_as_aggregates_are_rare(
     monkeypatch.setattr(
         candidate_narrowing.Narrowing, 'members_share',
         lambda *args: share(*args)._replace(ids=1000))
-    windows = _narrowed_windows(monkeypatch)
-    group = Group(resources={'VCPU': 1},
-                  member_of=({many_roots.aggregates['aggA']},))
-    with many_roots.db.reader() as conn:
-        everything = allocation_candidate.get_candidates(
-            conn, Request(groups=(group,)), conf())
-        windows.clear()
-        found = allocation_candidate.get_candidates(
-            conn, Request(groups=(group,), limit=3), conf())
+    everything, found, windows = _in_aggregate_a(many_roots, monkeypatch)
     assert len(everything.candidates) == 6
     assert found.candidates == everything.candidates[:3]
     assert len(windows) == 1
@@ -720,6 +712,14 @@ def test_a_first_window_of_most_ids_is_the_whole_cloud(
     the 5 providers in the aggregate: the search takes every root in one
     window without bounds, whose conditions are joined as without a
     limit."""
+    everything, found, windows = _in_aggregate_a(many_roots, monkeypatch)
+    assert found.candidates == everything.candidates[:3]
+    assert windows == [(None, None)]
+
+
+def _in_aggregate_a(many_roots, monkeypatch):
+    """The candidates of hosts in aggA, all and ``limit=3``, and the
+    windows the limited search narrowed."""
     windows = _narrowed_windows(monkeypatch)
     group = Group(resources={'VCPU': 1},
                   member_of=({many_roots.aggregates['aggA']},))
@@ -729,8 +729,7 @@ def test_a_first_window_of_most_ids_is_the_whole_cloud(
         windows.clear()
         found = allocation_candidate.get_candidates(
             conn, Request(groups=(group,), limit=3), conf())
-    assert found.candidates == everything.candidates[:3]
-    assert windows == [(None, None)]
+    return everything, found, windows
 
 
 def _narrowed_windows(monkeypatch):
