@@ -14,17 +14,6 @@ from placement.objects import resource_provider
 AGG = models.PlacementAggregate.__table__
 _RP_AGG = models.ResourceProviderAggregate.__table__
 _LINKS = association.Association(_RP_AGG.c.aggregate_id, AGG.c.uuid)
-#: A provider's generation with its aggregates, built once (see
-#: resource_provider._BY_UUID and joined_rows).
-_OF_PROVIDER_UUID = (
-    sa.select(resource_provider.RP.c.generation, AGG.c.uuid)
-    .select_from(
-        resource_provider.RP
-        .outerjoin(_RP_AGG, _RP_AGG.c.resource_provider_id
-                   == resource_provider.RP.c.id)
-        .outerjoin(AGG, AGG.c.id == _RP_AGG.c.aggregate_id))
-    .where(resource_provider.RP.c.uuid == sa.bindparam('uuid'))
-    .order_by(AGG.c.uuid))
 
 
 def _ids_by_uuid(conn, uuids, found):
@@ -71,9 +60,8 @@ def select_ids(uuids):
 def of_provider(conn, uuid):
     """``(provider generation, sorted aggregate uuids)`` of provider
     ``uuid``."""
-    rows = resource_provider.joined_rows(conn, _OF_PROVIDER_UUID, uuid)
-    return rows[0].generation, [
-        row.uuid for row in rows if row.uuid is not None]
+    provider, uuids = _LINKS.linked(conn, uuid)
+    return provider.generation, uuids
 
 
 def replace_of(conn, uuid, generation, uuids):

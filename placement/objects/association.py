@@ -48,9 +48,27 @@ class Association:
             sa.select(*unset, sa.null(), column)
             .join_from(table, _RP, _RP.c.id == table.c.resource_provider_id)
             .where(by_uuid))
+        # The provider with each key linked to it (one row with a NULL
+        # key without any), the keys in order.
+        self._linked = (
+            sa.select(_RP.c.id, _RP.c.generation, _RP.c.created_at,
+                      _RP.c.updated_at, key_column)
+            .select_from(
+                _RP.outerjoin(table, table.c.resource_provider_id == _RP.c.id)
+                .outerjoin(key_column.table,
+                           key_column.table.c.id == column))
+            .where(by_uuid).order_by(key_column))
         self._insert = sa.insert(table)
         self._delete = sa.delete(table).where(
             mine, column.in_(sa.bindparam('ids', expanding=True)))
+
+    def linked(self, conn, uuid):
+        """``(Provider, sorted keys linked to it)`` of provider ``uuid``,
+        in one round trip (:func:`resource_provider.joined_rows`);
+        NotFound when there is no such provider."""
+        rows = resource_provider.joined_rows(conn, self._linked, uuid)
+        return Provider(*rows[0][:-1]), [
+            row[-1] for row in rows if row[-1] is not None]
 
     def of_provider(self, conn, uuid, keys):
         """``(Provider, {key: id} of the rows found of ``keys``, set of

@@ -1,7 +1,5 @@
 """Traits of resource providers."""
 
-import sqlalchemy as sa
-
 from placement.db import models
 from placement.objects import association
 from placement.objects import name_table
@@ -10,19 +8,6 @@ from placement.objects import trait
 
 _RP_TRAIT = models.ResourceProviderTrait.__table__
 _LINKS = association.Association(_RP_TRAIT.c.trait_id, trait.TRAIT.c.name)
-#: A provider's generation and dates with its traits, built once (see
-#: resource_provider._BY_UUID and joined_rows).
-_OF_PROVIDER_UUID = (
-    sa.select(resource_provider.RP.c.generation,
-              resource_provider.RP.c.created_at,
-              resource_provider.RP.c.updated_at, trait.TRAIT.c.name)
-    .select_from(
-        resource_provider.RP
-        .outerjoin(_RP_TRAIT, _RP_TRAIT.c.resource_provider_id
-                   == resource_provider.RP.c.id)
-        .outerjoin(trait.TRAIT, trait.TRAIT.c.id == _RP_TRAIT.c.trait_id))
-    .where(resource_provider.RP.c.uuid == sa.bindparam('uuid'))
-    .order_by(trait.TRAIT.c.name))
 
 
 def replace_of(conn, uuid, generation, names):
@@ -51,8 +36,7 @@ def replace_of(conn, uuid, generation, names):
 def of_provider(conn, uuid):
     """``(provider, sorted trait names)`` of provider ``uuid``; the
     provider has its ``generation``, ``created_at`` and ``updated_at``."""
-    rows = resource_provider.joined_rows(conn, _OF_PROVIDER_UUID, uuid)
-    return rows[0], [row.name for row in rows if row.name is not None]
+    return _LINKS.linked(conn, uuid)
 
 
 def clear_of(conn, uuid):
