@@ -29,6 +29,8 @@ FIRST_AFTER = 0
 #: More ids than a provider id (a 32-bit integer) can span: the most
 #: roots a window or a sample is sized to, whatever the limit.
 MOST_IDS = 2 ** 31
+
+
 class Share(typing.NamedTuple):
     """Of the providers after a window's start, the share that may
     qualify (:meth:`Narrowing.members_share`), and how many ids they
