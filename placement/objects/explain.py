@@ -20,8 +20,17 @@ search's ``may_match`` asks) makes its capacity flag false without
 summing allocations (a slot of that class alone needs no count but that
 of the inventories of the class), and a slot no provider passes spares
 the search of the trees: when nothing fits, explain reads the
-inventories of the classes asked, not every provider's allocations. The
-request's funnel counts trees (roots): those every slot reaches (its
+inventories of the classes asked, not every provider's allocations.
+
+Such an amount decides the request: no tree can have a candidate, which
+the search knows from one statement of ``EXISTS`` (``may_match``)
+without reading the cloud. Explain then counts the other slots to their
+inventory stage only, from one statement counting inventories per
+class, lists their later stages as not counted, and searches no tree:
+counting their capacity (every provider's allocations summed) cost 10
+to 200 times the search it explains.
+
+The request's funnel counts trees (roots): those every slot reaches (its
 own providers or a sharing provider shared with it), then those whose
 providers meet the unsuffixed group's traits together, those whose root
 meets ``root_required``, then those with a candidate once the amounts
@@ -89,6 +98,24 @@ class Slot:
     #: for a resourceless group).
     considered: int
     funnel: tuple
+    #: The stages after ``funnel`` not counted, the request being
+    #: decided by an :class:`Impossible` amount of another slot.
+    uncounted: tuple = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class Impossible:
+    """An amount of a class asked by a group that no inventory could
+    hold even unallocated: the request has no candidate."""
+
+    group: str
+    resource_class: str
+    amount: int
+    #: Providers with inventory of the class.
+    providers: int
+    #: The most one allocation could take of one of their inventories
+    #: (:func:`capacity.largest_sql`); None without any.
+    largest: int | None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,6 +135,8 @@ class Miss:
 @dataclasses.dataclass(frozen=True)
 class Explanation:
     slots: tuple
+    #: The :class:`Impossible` amounts asked, which decide the request.
+    impossible: tuple
     #: The request's funnel (trees).
     funnel: tuple
     #: Trees reached by every slot, some only through a sharing provider.
@@ -127,6 +156,8 @@ def explain(conn, request, max_misses):
     narrowing = candidate_narrowing.Narrowing(conn, request, explaining=True)
     names = narrowing.names
     impossible = _impossible(conn, narrowing, request)
+    decided = (_inventory_counts(conn, narrowing, impossible)
+               if impossible else None)
     slots, misses = [], []
     # Groups asking the same (several VFs of one kind, say) have the
     # same funnels and misses, counted once.
@@ -136,25 +167,35 @@ def explain(conn, request, max_misses):
         if key not in counted:
             # Misses past the first max_misses are not shown: a later
             # group reads only as many as are still wanted.
-            counted[key] = _GroupFunnels(narrowing, group, impossible).read(
-                conn, max_misses - len(misses))
+            counted[key] = _GroupFunnels(
+                narrowing, group, impossible, decided).read(
+                    conn, max_misses - len(misses))
         for slot, slot_misses in counted[key]:
             slots.append(dataclasses.replace(slot, suffix=group.suffix))
             misses += [dataclasses.replace(miss, group=group.suffix)
                        for miss in slot_misses]
     # A slot no provider passes reaches no tree: with another such slot,
     # or alone, no tree is reached by every slot but one (a miss), and
-    # the request's funnel is empty without a search.
-    empty = sum(1 for slot in slots
-                if slot.funnel and not slot.funnel[-1].count)
+    # the request's funnel is empty without a search. A decided request
+    # reaches no tree either, and its misses are its impossible slots'
+    # own: the trees the other slots reach are not looked for.
     trees = _TreeFunnel(conn, narrowing, names)
-    if not empty:
-        trees.search(max_misses - len(misses))
-    elif empty == 1 and len(slots) > 1:
-        trees.walk(max_misses - len(misses))
+    if decided is None:
+        empty = sum(1 for slot in slots
+                    if slot.funnel and not slot.funnel[-1].count)
+        if not empty:
+            trees.search(max_misses - len(misses))
+        elif empty == 1 and len(slots) > 1:
+            trees.walk(max_misses - len(misses))
     misses += trees.misses()
     return Explanation(
-        slots=tuple(slots), funnel=tuple(trees.funnel),
+        slots=tuple(slots),
+        impossible=tuple(
+            Impossible(group.suffix, name, amount, *impossible[name, amount])
+            for group in request.groups
+            for name, amount in group.resources.items()
+            if (name, amount) in impossible),
+        funnel=tuple(trees.funnel),
         via_sharing=trees.via_sharing, trees=trees.with_candidates,
         candidates=trees.candidates, misses=tuple(misses[:max_misses]))
 
@@ -178,19 +219,23 @@ class _GroupFunnels:
     alone. The ``(class name, amount)`` in
     ``impossible`` fit no inventory even unallocated
     (:func:`_impossible`): their capacity flag is then false without
-    summing any allocations.
+    summing any allocations, and the request is decided: its slots but
+    those :func:`_apart` are then counted to their inventory stage from
+    ``decided`` (:func:`_inventory_counts`), without that statement.
     """
 
-    def __init__(self, narrowing, group, impossible):
+    def __init__(self, narrowing, group, impossible, decided=None):
         self.narrowing = narrowing
         self.group = group
         self.classes = list(group.resources)
         self.inventories = [_INV.alias(f'inventory_{index}')
                             for index in range(len(self.classes))]
-        #: ``{(class name, amount): providers with inventory of the
-        #: class}`` of the amounts no inventory could hold
+        #: ``{(class name, amount): (providers with inventory of the
+        #: class, largest)}`` of the amounts no inventory could hold
         #: (:func:`_impossible`).
         self.impossible = impossible
+        #: :func:`_inventory_counts` of a decided request, else None.
+        self.decided = decided
         self.possible = {name for name, amount in group.resources.items()
                          if (name, amount) not in impossible}
         #: The group's conditions other than its classes'.
@@ -200,17 +245,22 @@ class _GroupFunnels:
         """``[(Slot, [Miss])]`` of each slot of the group, at most
         ``max_misses`` misses in all."""
         slots = candidate_narrowing.slot_resources(self.group)
-        counted = ([] if all(map(self._apart, slots))
+        apart = [_apart(resources, self.impossible) for resources in slots]
+        counted = ([] if self.decided is not None or all(apart)
                    else self._patterns(conn, max_misses))
         found = []
-        for resources in slots:
+        for resources, is_apart in zip(slots, apart, strict=True):
             stages = self._stages(resources)
-            if self._apart(resources):
+            if is_apart:
                 # No provider of the slot has the capacity: the
                 # conditions after it count none, whatever they are;
                 # taken as met, they leave misses to look for.
+                providers, _ = self.impossible[_asked(resources)]
                 patterns = [([True, False] + [True] * (len(stages) - 2),
-                             self.impossible[self._asked(resources)], None)]
+                             providers, None)]
+            elif self.decided is not None:
+                found.append((self._inventory_slot(resources, stages), []))
+                continue
             else:
                 indexes = {self.classes.index(name) for name in resources}
                 patterns = [(self._passed(stages, flags), providers, first)
@@ -223,24 +273,12 @@ class _GroupFunnels:
             if max_misses > 0 and any(passed.count(False) == 1 and providers
                                       for passed, providers, _ in patterns):
                 misses = (self._misses(conn, resources, max_misses)
-                          if self._apart(resources)
+                          if is_apart
                           else self._first_misses(resources, stages,
                                                   patterns, max_misses))
                 max_misses -= len(misses)
             found.append((slot, misses))
         return found
-
-    def _asked(self, resources):
-        """The ``(class name, amount)`` of a slot of one class."""
-        return next(iter(resources.items()))
-
-    def _apart(self, resources):
-        """Whether the slot asking ``resources`` is counted without the
-        statement of :meth:`_patterns`: it asks for one class an amount
-        no inventory could hold, and its providers are those with
-        inventory of it, whose number :func:`_impossible` read."""
-        return len(resources) == 1 and self._asked(resources) in (
-            self.impossible)
 
     def _patterns(self, conn, most):
         """``[(flags, providers, first)]``: the number of providers of the
@@ -405,6 +443,17 @@ class _GroupFunnels:
                 found.append(flags[2 * count + index])
         return found
 
+    def _inventory_slot(self, resources, stages):
+        """The :class:`Slot` asking ``resources`` of a decided request,
+        counted to its inventory stage (its other ``stages``,
+        :meth:`_stages`, uncounted)."""
+        considered, with_each = self.decided[tuple(sorted(resources))]
+        funnel = (Stage(INVENTORY, with_each),) if resources else ()
+        stages = list(dict.fromkeys(stage for stage, _, _ in stages))
+        return Slot(suffix=self.group.suffix, resources=dict(resources),
+                    considered=considered, funnel=funnel,
+                    uncounted=tuple(stages[len(funnel):]))
+
     def _slot(self, resources, stages, patterns):
         """The :class:`Slot` asking ``resources``, from the number of its
         providers passing each of ``stages`` (:meth:`_stages`) or not:
@@ -423,9 +472,9 @@ class _GroupFunnels:
 
     def _misses(self, conn, resources, most):
         """The first ``most`` providers (by id) of the slot of
-        :meth:`_apart` asking ``resources``, failing its capacity only
+        :func:`_apart` asking ``resources``, failing its capacity only
         (meeting the group's other conditions), as :class:`Miss`."""
-        name, _ = self._asked(resources)
+        name, _ = _asked(resources)
         index = self.classes.index(name)
         rows = conn.execute(
             sa.select(RP.c.uuid, RP.c.name, *self._numbers([index]),
@@ -444,6 +493,56 @@ class _GroupFunnels:
                        _ALLOC.c.resource_class_id
                        == self.narrowing.class_ids[self.classes[index]])
                 .scalar_subquery())
+
+
+def _asked(resources):
+    """The ``(class name, amount)`` of a slot of one class."""
+    return next(iter(resources.items()))
+
+
+def _apart(resources, impossible):
+    """Whether the slot asking ``resources`` is counted without the
+    statement of :meth:`_GroupFunnels._patterns`: it asks for one class
+    an amount no inventory could hold (in ``impossible``,
+    :func:`_impossible`), and its providers are those with inventory of
+    it, whose number :func:`_impossible` read."""
+    return len(resources) == 1 and _asked(resources) in impossible
+
+
+def _inventory_counts(conn, narrowing, impossible):
+    """``{sorted classes: (providers with inventory of one of them, of
+    each)}`` of every slot of the request but those :func:`_apart`, all
+    providers for a resourceless slot: what a request decided by
+    ``impossible`` counts of them, from one statement (an index range
+    of the inventories of each class)."""
+    found = sorted({tuple(sorted(resources))
+                    for group in narrowing.request.groups
+                    for resources in candidate_narrowing.slot_resources(group)
+                    if not _apart(resources, impossible)})
+    if not found:
+        return {}
+    columns = []
+    for classes in found:
+        class_ids = [narrowing.class_ids[name] for name in classes]
+        if not classes:
+            counted = sa.select(sa.func.count()).select_from(RP)
+            columns += [counted.scalar_subquery()] * 2
+        elif len(classes) == 1:
+            counted = sa.select(sa.func.count()).select_from(_INV).where(
+                _INV.c.resource_class_id == class_ids[0])
+            columns += [counted.scalar_subquery()] * 2
+        else:
+            per_provider = (
+                sa.select(_INV.c.resource_provider_id,
+                          sa.func.count().label('classes'))
+                .where(_INV.c.resource_class_id.in_(class_ids))
+                .group_by(_INV.c.resource_provider_id).subquery())
+            counted = sa.select(sa.func.count()).select_from(per_provider)
+            columns += [counted.scalar_subquery(), counted.where(
+                per_provider.c.classes == len(classes)).scalar_subquery()]
+    row = conn.execute(sa.select(*columns)).one()
+    return {classes: tuple(row[2 * index:2 * index + 2])
+            for index, classes in enumerate(found)}
 
 
 #: The columns of an inventory a capacity miss shows.
@@ -521,11 +620,12 @@ def _other_conditions(narrowing, group):
 
 
 def _impossible(conn, narrowing, request):
-    """``{(class name, amount): providers with inventory of the class}``
-    of the amounts asked that no inventory could hold even unallocated,
-    from one statement of uncorrelated EXISTS (each stops at the first
-    inventory that could hold the amount; the inventories of the class
-    are counted only when none could)."""
+    """``{(class name, amount): (providers with inventory of the class,
+    the largest amount one of them could hold)}`` of the amounts asked
+    that no inventory could hold even unallocated (the fields of
+    :class:`Impossible`), from one statement of uncorrelated EXISTS
+    (each stops at the first inventory that could hold the amount; the
+    inventories of the class are read only when none could)."""
     asked = sorted({(name, amount) for group in request.groups
                     for name, amount in group.resources.items()})
     if not asked:
@@ -533,15 +633,22 @@ def _impossible(conn, narrowing, request):
 
     def held(name, amount):
         class_id = narrowing.class_ids[name]
-        return sa.case(
-            (conditions.could_ever_fit(class_id, amount), sa.null()),
-            else_=sa.select(sa.func.count()).select_from(_INV)
-            .where(_INV.c.resource_class_id == class_id).scalar_subquery())
+        fits = conditions.could_ever_fit(class_id, amount)
+        return [sa.case((fits, sa.null()), else_=sa.select(column)
+                        .select_from(_INV)
+                        .where(_INV.c.resource_class_id == class_id)
+                        .scalar_subquery())
+                for column in (sa.func.count(),
+                               sa.func.max(capacity.largest_sql(_INV.c)))]
 
     found = conn.execute(sa.select(*(
-        held(name, amount) for name, amount in asked))).one()
-    return {pair: count for pair, count in zip(asked, found, strict=True)
-            if count is not None}
+        column for name, amount in asked
+        for column in held(name, amount)))).one()
+    # MySQL's FLOOR of a float is a float.
+    return {pair: (providers, None if largest is None else int(largest))
+            for pair, providers, largest
+            in zip(asked, found[::2], found[1::2], strict=True)
+            if providers is not None}
 
 
 class _TreeFunnel:

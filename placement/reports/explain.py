@@ -21,7 +21,10 @@ COUNTED = (
     'slot reaches (through their own providers or a sharing provider), '
     'then those meeting each further rule. "candidates" is the number '
     'GET /allocation_candidates returns for the query without a limit. '
-    'A miss fails exactly one condition.')
+    'A miss fails exactly one condition. An amount no inventory could '
+    'hold even unallocated ("impossible") leaves no candidate: the other '
+    'slots are then counted to their inventory stage only, their later '
+    'stages listed as "uncounted", and no tree is searched.')
 
 _STAGE_WORDS = {
     explain_obj.REQUIRED_TOGETHER: 'its providers lack the required traits '
@@ -88,6 +91,31 @@ def sentence(miss):
     return f'{miss.name}: {words}'
 
 
+def impossible_sentence(impossible):
+    """Why no inventory could hold the amount of ``impossible``."""
+    name, amount = impossible.resource_class, impossible.amount
+    if not impossible.providers:
+        words = f'no provider has inventory of {name}'
+    elif impossible.largest < amount:
+        words = (f'{name} {amount} asked; the most any inventory of '
+                 f'{name} could hold unallocated is {impossible.largest}')
+    else:
+        words = (f'{name} {amount} asked, which the min_unit or step_size '
+                 f'of every inventory of {name} refuses')
+    if impossible.providers:
+        words += f' (inventories: {impossible.providers})'
+    return f'{words} ({_group_name(impossible.group)})'
+
+
+def _impossible(impossible):
+    return {'group': impossible.group,
+            'resource_class': impossible.resource_class,
+            'amount': impossible.amount,
+            'providers': impossible.providers,
+            'largest': impossible.largest,
+            'sentence': impossible_sentence(impossible)}
+
+
 def _miss(miss):
     return {'provider': {'uuid': miss.uuid, 'name': miss.name},
             'group': miss.group, 'kind': miss.kind,
@@ -108,8 +136,10 @@ def report(conn, request, max_misses):
         'via_sharing': found.via_sharing,
         'groups': [{'suffix': slot.suffix, 'resources': slot.resources,
                     'considered': slot.considered,
-                    'funnel': _funnel(slot.funnel)}
+                    'funnel': _funnel(slot.funnel),
+                    'uncounted': list(slot.uncounted)}
                    for slot in found.slots],
+        'impossible': [_impossible(amount) for amount in found.impossible],
         'misses': [_miss(miss) for miss in found.misses],
         'counted': COUNTED,
     }}
@@ -127,7 +157,7 @@ SCHEMA = {'type': 'object', 'required': ['explain'],
           'additionalProperties': False, 'properties': {'explain': {
               'type': 'object',
               'required': ['candidates', 'trees', 'funnel', 'via_sharing',
-                           'groups', 'misses', 'counted'],
+                           'groups', 'impossible', 'misses', 'counted'],
               'additionalProperties': False,
               'properties': {
                   'candidates': _INTEGER,
@@ -137,13 +167,27 @@ SCHEMA = {'type': 'object', 'required': ['explain'],
                   'groups': {'type': 'array', 'items': {
                       'type': 'object',
                       'required': ['suffix', 'resources', 'considered',
-                                   'funnel'],
+                                   'funnel', 'uncounted'],
                       'additionalProperties': False,
                       'properties': {
                           'suffix': {'type': 'string'},
                           'resources': _RESOURCES,
                           'considered': _INTEGER,
-                          'funnel': _FUNNEL}}},
+                          'funnel': _FUNNEL,
+                          'uncounted': {'type': 'array',
+                                        'items': {'type': 'string'}}}}},
+                  'impossible': {'type': 'array', 'items': {
+                      'type': 'object',
+                      'required': ['group', 'resource_class', 'amount',
+                                   'providers', 'largest', 'sentence'],
+                      'additionalProperties': False,
+                      'properties': {
+                          'group': {'type': 'string'},
+                          'resource_class': {'type': 'string'},
+                          'amount': _INTEGER,
+                          'providers': _INTEGER,
+                          'largest': {'type': ['integer', 'null']},
+                          'sentence': {'type': 'string'}}}},
                   'misses': {'type': 'array', 'items': {
                       'type': 'object',
                       'required': ['provider', 'group', 'kind', 'details',
