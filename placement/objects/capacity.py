@@ -108,15 +108,6 @@ def capacity_sql(columns):
                  * ratio_as_read(columns.allocation_ratio))
 
 
-def largest_sql(columns):
-    """SQL: the most one allocation could take of the inventory row of
-    ``columns`` were nothing allocated from it, the smaller of its
-    max_unit and capacity (min_unit and step_size aside)."""
-    limit = capacity_sql(columns)
-    return sa.case((columns.max_unit < limit, columns.max_unit),
-                   else_=limit)
-
-
 def allows_sql(columns, amount):
     """SQL conditions of :func:`allows` (``amount`` an SQL expression)."""
     return [columns.min_unit <= amount,

@@ -24,11 +24,11 @@ inventories of the classes asked, not every provider's allocations.
 
 Such an amount decides the request: no tree can have a candidate, which
 the search knows from one statement of ``EXISTS`` (``may_match``)
-without reading the cloud. Explain then counts the other slots to their
-inventory stage only, from one statement counting inventories per
-class, lists their later stages as not counted, and searches no tree:
-counting their capacity (every provider's allocations summed) cost 10
-to 200 times the search it explains.
+without reading the cloud. Explain then counts only the slots asking
+such an amount, lists every stage of the others as not counted, and
+searches no tree: counting their capacity (every provider's allocations
+summed) cost 10 to 200 times the search it explains, and even their
+inventories (one count per class) 3 to 6 times.
 
 The request's funnel counts trees (roots): those every slot reaches (its
 own providers or a sharing provider shared with it), then those whose
@@ -95,11 +95,12 @@ class Slot:
     suffix: str
     resources: dict
     #: Providers with inventory of a class of the slot (all providers
-    #: for a resourceless group).
-    considered: int
+    #: for a resourceless group); None if not counted.
+    considered: int | None
     funnel: tuple
-    #: The stages after ``funnel`` not counted, the request being
-    #: decided by an :class:`Impossible` amount of another slot.
+    #: The stages not counted (then every one, ``funnel`` empty), the
+    #: request being decided by an :class:`Impossible` amount of
+    #: another slot.
     uncounted: tuple = ()
 
 
@@ -113,9 +114,6 @@ class Impossible:
     amount: int
     #: Providers with inventory of the class.
     providers: int
-    #: The most one allocation could take of one of their inventories
-    #: (:func:`capacity.largest_sql`); None without any.
-    largest: int | None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -156,8 +154,6 @@ def explain(conn, request, max_misses):
     narrowing = candidate_narrowing.Narrowing(conn, request, explaining=True)
     names = narrowing.names
     impossible = _impossible(conn, narrowing, request)
-    decided = (_inventory_counts(conn, narrowing, impossible)
-               if impossible else None)
     slots, misses = [], []
     # Groups asking the same (several VFs of one kind, say) have the
     # same funnels and misses, counted once.
@@ -167,9 +163,8 @@ def explain(conn, request, max_misses):
         if key not in counted:
             # Misses past the first max_misses are not shown: a later
             # group reads only as many as are still wanted.
-            counted[key] = _GroupFunnels(
-                narrowing, group, impossible, decided).read(
-                    conn, max_misses - len(misses))
+            counted[key] = _GroupFunnels(narrowing, group, impossible).read(
+                conn, max_misses - len(misses))
         for slot, slot_misses in counted[key]:
             slots.append(dataclasses.replace(slot, suffix=group.suffix))
             misses += [dataclasses.replace(miss, group=group.suffix)
@@ -180,7 +175,7 @@ def explain(conn, request, max_misses):
     # reaches no tree either, and its misses are its impossible slots'
     # own: the trees the other slots reach are not looked for.
     trees = _TreeFunnel(conn, narrowing, names)
-    if decided is None:
+    if not impossible:
         empty = sum(1 for slot in slots
                     if slot.funnel and not slot.funnel[-1].count)
         if not empty:
@@ -191,7 +186,7 @@ def explain(conn, request, max_misses):
     return Explanation(
         slots=tuple(slots),
         impossible=tuple(
-            Impossible(group.suffix, name, amount, *impossible[name, amount])
+            Impossible(group.suffix, name, amount, impossible[name, amount])
             for group in request.groups
             for name, amount in group.resources.items()
             if (name, amount) in impossible),
@@ -220,22 +215,20 @@ class _GroupFunnels:
     ``impossible`` fit no inventory even unallocated
     (:func:`_impossible`): their capacity flag is then false without
     summing any allocations, and the request is decided: its slots but
-    those :func:`_apart` are then counted to their inventory stage from
-    ``decided`` (:func:`_inventory_counts`), without that statement.
+    those :meth:`_apart` are then not counted, and that statement not
+    made.
     """
 
-    def __init__(self, narrowing, group, impossible, decided=None):
+    def __init__(self, narrowing, group, impossible):
         self.narrowing = narrowing
         self.group = group
         self.classes = list(group.resources)
         self.inventories = [_INV.alias(f'inventory_{index}')
                             for index in range(len(self.classes))]
-        #: ``{(class name, amount): (providers with inventory of the
-        #: class, largest)}`` of the amounts no inventory could hold
+        #: ``{(class name, amount): providers with inventory of the
+        #: class}`` of the amounts no inventory could hold
         #: (:func:`_impossible`).
         self.impossible = impossible
-        #: :func:`_inventory_counts` of a decided request, else None.
-        self.decided = decided
         self.possible = {name for name, amount in group.resources.items()
                          if (name, amount) not in impossible}
         #: The group's conditions other than its classes'.
@@ -245,8 +238,8 @@ class _GroupFunnels:
         """``[(Slot, [Miss])]`` of each slot of the group, at most
         ``max_misses`` misses in all."""
         slots = candidate_narrowing.slot_resources(self.group)
-        apart = [_apart(resources, self.impossible) for resources in slots]
-        counted = ([] if self.decided is not None or all(apart)
+        apart = list(map(self._apart, slots))
+        counted = ([] if self.impossible or all(apart)
                    else self._patterns(conn, max_misses))
         found = []
         for resources, is_apart in zip(slots, apart, strict=True):
@@ -255,11 +248,10 @@ class _GroupFunnels:
                 # No provider of the slot has the capacity: the
                 # conditions after it count none, whatever they are;
                 # taken as met, they leave misses to look for.
-                providers, _ = self.impossible[_asked(resources)]
                 patterns = [([True, False] + [True] * (len(stages) - 2),
-                             providers, None)]
-            elif self.decided is not None:
-                found.append((self._inventory_slot(resources, stages), []))
+                             self.impossible[self._asked(resources)], None)]
+            elif self.impossible:
+                found.append((self._uncounted_slot(resources, stages), []))
                 continue
             else:
                 indexes = {self.classes.index(name) for name in resources}
@@ -279,6 +271,18 @@ class _GroupFunnels:
                 max_misses -= len(misses)
             found.append((slot, misses))
         return found
+
+    def _asked(self, resources):
+        """The ``(class name, amount)`` of a slot of one class."""
+        return next(iter(resources.items()))
+
+    def _apart(self, resources):
+        """Whether the slot asking ``resources`` is counted without the
+        statement of :meth:`_patterns`: it asks for one class an amount
+        no inventory could hold, and its providers are those with
+        inventory of it, whose number :func:`_impossible` read."""
+        return len(resources) == 1 and self._asked(resources) in (
+            self.impossible)
 
     def _patterns(self, conn, most):
         """``[(flags, providers, first)]``: the number of providers of the
@@ -443,16 +447,12 @@ class _GroupFunnels:
                 found.append(flags[2 * count + index])
         return found
 
-    def _inventory_slot(self, resources, stages):
-        """The :class:`Slot` asking ``resources`` of a decided request,
-        counted to its inventory stage (its other ``stages``,
-        :meth:`_stages`, uncounted)."""
-        considered, with_each = self.decided[tuple(sorted(resources))]
-        funnel = (Stage(INVENTORY, with_each),) if resources else ()
-        stages = list(dict.fromkeys(stage for stage, _, _ in stages))
+    def _uncounted_slot(self, resources, stages):
+        """The :class:`Slot` asking ``resources`` of a decided request:
+        none of its ``stages`` (:meth:`_stages`) counted."""
         return Slot(suffix=self.group.suffix, resources=dict(resources),
-                    considered=considered, funnel=funnel,
-                    uncounted=tuple(stages[len(funnel):]))
+                    considered=None, funnel=(), uncounted=tuple(
+                        dict.fromkeys(stage for stage, _, _ in stages)))
 
     def _slot(self, resources, stages, patterns):
         """The :class:`Slot` asking ``resources``, from the number of its
@@ -472,9 +472,9 @@ class _GroupFunnels:
 
     def _misses(self, conn, resources, most):
         """The first ``most`` providers (by id) of the slot of
-        :func:`_apart` asking ``resources``, failing its capacity only
+        :meth:`_apart` asking ``resources``, failing its capacity only
         (meeting the group's other conditions), as :class:`Miss`."""
-        name, _ = _asked(resources)
+        name, _ = self._asked(resources)
         index = self.classes.index(name)
         rows = conn.execute(
             sa.select(RP.c.uuid, RP.c.name, *self._numbers([index]),
@@ -493,56 +493,6 @@ class _GroupFunnels:
                        _ALLOC.c.resource_class_id
                        == self.narrowing.class_ids[self.classes[index]])
                 .scalar_subquery())
-
-
-def _asked(resources):
-    """The ``(class name, amount)`` of a slot of one class."""
-    return next(iter(resources.items()))
-
-
-def _apart(resources, impossible):
-    """Whether the slot asking ``resources`` is counted without the
-    statement of :meth:`_GroupFunnels._patterns`: it asks for one class
-    an amount no inventory could hold (in ``impossible``,
-    :func:`_impossible`), and its providers are those with inventory of
-    it, whose number :func:`_impossible` read."""
-    return len(resources) == 1 and _asked(resources) in impossible
-
-
-def _inventory_counts(conn, narrowing, impossible):
-    """``{sorted classes: (providers with inventory of one of them, of
-    each)}`` of every slot of the request but those :func:`_apart`, all
-    providers for a resourceless slot: what a request decided by
-    ``impossible`` counts of them, from one statement (an index range
-    of the inventories of each class)."""
-    found = sorted({tuple(sorted(resources))
-                    for group in narrowing.request.groups
-                    for resources in candidate_narrowing.slot_resources(group)
-                    if not _apart(resources, impossible)})
-    if not found:
-        return {}
-    columns = []
-    for classes in found:
-        class_ids = [narrowing.class_ids[name] for name in classes]
-        if not classes:
-            counted = sa.select(sa.func.count()).select_from(RP)
-            columns += [counted.scalar_subquery()] * 2
-        elif len(classes) == 1:
-            counted = sa.select(sa.func.count()).select_from(_INV).where(
-                _INV.c.resource_class_id == class_ids[0])
-            columns += [counted.scalar_subquery()] * 2
-        else:
-            per_provider = (
-                sa.select(_INV.c.resource_provider_id,
-                          sa.func.count().label('classes'))
-                .where(_INV.c.resource_class_id.in_(class_ids))
-                .group_by(_INV.c.resource_provider_id).subquery())
-            counted = sa.select(sa.func.count()).select_from(per_provider)
-            columns += [counted.scalar_subquery(), counted.where(
-                per_provider.c.classes == len(classes)).scalar_subquery()]
-    row = conn.execute(sa.select(*columns)).one()
-    return {classes: tuple(row[2 * index:2 * index + 2])
-            for index, classes in enumerate(found)}
 
 
 #: The columns of an inventory a capacity miss shows.
@@ -620,12 +570,11 @@ def _other_conditions(narrowing, group):
 
 
 def _impossible(conn, narrowing, request):
-    """``{(class name, amount): (providers with inventory of the class,
-    the largest amount one of them could hold)}`` of the amounts asked
-    that no inventory could hold even unallocated (the fields of
-    :class:`Impossible`), from one statement of uncorrelated EXISTS
-    (each stops at the first inventory that could hold the amount; the
-    inventories of the class are read only when none could)."""
+    """``{(class name, amount): providers with inventory of the class}``
+    of the amounts asked that no inventory could hold even unallocated,
+    from one statement of uncorrelated EXISTS (each stops at the first
+    inventory that could hold the amount; the inventories of the class
+    are counted only when none could)."""
     asked = sorted({(name, amount) for group in request.groups
                     for name, amount in group.resources.items()})
     if not asked:
@@ -633,22 +582,15 @@ def _impossible(conn, narrowing, request):
 
     def held(name, amount):
         class_id = narrowing.class_ids[name]
-        fits = conditions.could_ever_fit(class_id, amount)
-        return [sa.case((fits, sa.null()), else_=sa.select(column)
-                        .select_from(_INV)
-                        .where(_INV.c.resource_class_id == class_id)
-                        .scalar_subquery())
-                for column in (sa.func.count(),
-                               sa.func.max(capacity.largest_sql(_INV.c)))]
+        return sa.case(
+            (conditions.could_ever_fit(class_id, amount), sa.null()),
+            else_=sa.select(sa.func.count()).select_from(_INV)
+            .where(_INV.c.resource_class_id == class_id).scalar_subquery())
 
     found = conn.execute(sa.select(*(
-        column for name, amount in asked
-        for column in held(name, amount)))).one()
-    # MySQL's FLOOR of a float is a float.
-    return {pair: (providers, None if largest is None else int(largest))
-            for pair, providers, largest
-            in zip(asked, found[::2], found[1::2], strict=True)
-            if providers is not None}
+        held(name, amount) for name, amount in asked))).one()
+    return {pair: count for pair, count in zip(asked, found, strict=True)
+            if count is not None}
 
 
 class _TreeFunnel:

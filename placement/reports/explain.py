@@ -22,9 +22,9 @@ COUNTED = (
     'then those meeting each further rule. "candidates" is the number '
     'GET /allocation_candidates returns for the query without a limit. '
     'A miss fails exactly one condition. An amount no inventory could '
-    'hold even unallocated ("impossible") leaves no candidate: the other '
-    'slots are then counted to their inventory stage only, their later '
-    'stages listed as "uncounted", and no tree is searched.')
+    'hold even unallocated ("impossible") leaves no candidate: only the '
+    'slots asking such an amount are then counted, the stages of the '
+    'others listed as "uncounted", and no tree is searched.')
 
 _STAGE_WORDS = {
     explain_obj.REQUIRED_TOGETHER: 'its providers lack the required traits '
@@ -93,17 +93,11 @@ def sentence(miss):
 
 def impossible_sentence(impossible):
     """Why no inventory could hold the amount of ``impossible``."""
-    name, amount = impossible.resource_class, impossible.amount
-    if not impossible.providers:
-        words = f'no provider has inventory of {name}'
-    elif impossible.largest < amount:
-        words = (f'{name} {amount} asked; the most any inventory of '
-                 f'{name} could hold unallocated is {impossible.largest}')
-    else:
-        words = (f'{name} {amount} asked, which the min_unit or step_size '
-                 f'of every inventory of {name} refuses')
-    if impossible.providers:
-        words += f' (inventories: {impossible.providers})'
+    name = impossible.resource_class
+    words = (f'{name} {impossible.amount} asked, which no inventory of '
+             f'{name} could hold even unallocated (inventories: '
+             f'{impossible.providers})' if impossible.providers
+             else f'no provider has inventory of {name}')
     return f'{words} ({_group_name(impossible.group)})'
 
 
@@ -112,7 +106,6 @@ def _impossible(impossible):
             'resource_class': impossible.resource_class,
             'amount': impossible.amount,
             'providers': impossible.providers,
-            'largest': impossible.largest,
             'sentence': impossible_sentence(impossible)}
 
 
@@ -172,21 +165,21 @@ SCHEMA = {'type': 'object', 'required': ['explain'],
                       'properties': {
                           'suffix': {'type': 'string'},
                           'resources': _RESOURCES,
-                          'considered': _INTEGER,
+                          'considered': {'type': ['integer', 'null'],
+                                         'minimum': 0},
                           'funnel': _FUNNEL,
                           'uncounted': {'type': 'array',
                                         'items': {'type': 'string'}}}}},
                   'impossible': {'type': 'array', 'items': {
                       'type': 'object',
                       'required': ['group', 'resource_class', 'amount',
-                                   'providers', 'largest', 'sentence'],
+                                   'providers', 'sentence'],
                       'additionalProperties': False,
                       'properties': {
                           'group': {'type': 'string'},
                           'resource_class': {'type': 'string'},
                           'amount': _INTEGER,
                           'providers': _INTEGER,
-                          'largest': {'type': ['integer', 'null']},
                           'sentence': {'type': 'string'}}}},
                   'misses': {'type': 'array', 'items': {
                       'type': 'object',
