@@ -145,6 +145,14 @@ _FUNNEL = {'type': 'array', 'items': {
     'properties': {'stage': {'type': 'string'}, 'count': _INTEGER}}}
 _RESOURCES = {'type': 'object', 'additionalProperties': _INTEGER}
 
+
+def _list_of(properties):
+    """Schema: an array of objects of exactly (and all) ``properties``."""
+    return {'type': 'array', 'items': {
+        'type': 'object', 'required': list(properties),
+        'additionalProperties': False, 'properties': properties}}
+
+
 #: The response schema (the OpenAPI document and the contract test).
 SCHEMA = {'type': 'object', 'required': ['explain'],
           'additionalProperties': False, 'properties': {'explain': {
@@ -157,51 +165,36 @@ SCHEMA = {'type': 'object', 'required': ['explain'],
                   'trees': _INTEGER,
                   'funnel': _FUNNEL,
                   'via_sharing': _INTEGER,
-                  'groups': {'type': 'array', 'items': {
-                      'type': 'object',
-                      'required': ['suffix', 'resources', 'considered',
-                                   'funnel', 'uncounted'],
-                      'additionalProperties': False,
-                      'properties': {
-                          'suffix': {'type': 'string'},
-                          'resources': _RESOURCES,
-                          'considered': {'type': ['integer', 'null'],
-                                         'minimum': 0},
-                          'funnel': _FUNNEL,
-                          'uncounted': {'type': 'array',
-                                        'items': {'type': 'string'}}}}},
-                  'impossible': {'type': 'array', 'items': {
-                      'type': 'object',
-                      'required': ['group', 'resource_class', 'amount',
-                                   'providers', 'sentence'],
-                      'additionalProperties': False,
-                      'properties': {
-                          'group': {'type': 'string'},
-                          'resource_class': {'type': 'string'},
-                          'amount': _INTEGER,
-                          'providers': _INTEGER,
-                          'sentence': {'type': 'string'}}}},
-                  'misses': {'type': 'array', 'items': {
-                      'type': 'object',
-                      'required': ['provider', 'group', 'kind', 'details',
-                                   'sentence'],
-                      'additionalProperties': False,
-                      'properties': {
-                          'provider': {
-                              'type': 'object',
-                              'required': ['uuid', 'name'],
-                              'properties': {
-                                  'uuid': {'type': 'string'},
-                                  'name': {'type': 'string'}}},
-                          'group': {'type': ['string', 'null']},
-                          'kind': {'type': 'string', 'enum': [
-                              explain_obj.INVENTORY, explain_obj.CAPACITY,
-                              explain_obj.REQUIRED, explain_obj.FORBIDDEN,
-                              explain_obj.MEMBER_OF,
-                              explain_obj.FORBIDDEN_AGGREGATE,
-                              explain_obj.IN_TREE, explain_obj.GROUPS,
-                              *_STAGE_WORDS]},
-                          'details': {'type': 'object'},
-                          'sentence': {'type': 'string'}}}},
+                  'groups': _list_of({
+                      'suffix': {'type': 'string'},
+                      'resources': _RESOURCES,
+                      'considered': {'type': ['integer', 'null'],
+                                     'minimum': 0},
+                      'funnel': _FUNNEL,
+                      'uncounted': {'type': 'array',
+                                    'items': {'type': 'string'}}}),
+                  'impossible': _list_of({
+                      'group': {'type': 'string'},
+                      'resource_class': {'type': 'string'},
+                      'amount': _INTEGER,
+                      'providers': _INTEGER,
+                      'sentence': {'type': 'string'}}),
+                  'misses': _list_of({
+                      'provider': {
+                          'type': 'object',
+                          'required': ['uuid', 'name'],
+                          'properties': {
+                              'uuid': {'type': 'string'},
+                              'name': {'type': 'string'}}},
+                      'group': {'type': ['string', 'null']},
+                      'kind': {'type': 'string', 'enum': [
+                          explain_obj.INVENTORY, explain_obj.CAPACITY,
+                          explain_obj.REQUIRED, explain_obj.FORBIDDEN,
+                          explain_obj.MEMBER_OF,
+                          explain_obj.FORBIDDEN_AGGREGATE,
+                          explain_obj.IN_TREE, explain_obj.GROUPS,
+                          *_STAGE_WORDS]},
+                      'details': {'type': 'object'},
+                      'sentence': {'type': 'string'}}),
                   'counted': {'type': 'string'},
               }}}}
