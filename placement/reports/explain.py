@@ -91,7 +91,7 @@ def sentence(miss):
     return f'{miss.name}: {words}'
 
 
-def impossible_sentence(impossible):
+def _impossible_sentence(impossible):
     """Why no inventory could hold the amount of ``impossible``."""
     name = impossible.resource_class
     words = (f'{name} {impossible.amount} asked, which no inventory of '
@@ -106,7 +106,7 @@ def _impossible(impossible):
             'resource_class': impossible.resource_class,
             'amount': impossible.amount,
             'providers': impossible.providers,
-            'sentence': impossible_sentence(impossible)}
+            'sentence': _impossible_sentence(impossible)}
 
 
 def _miss(miss):
