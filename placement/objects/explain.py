@@ -20,8 +20,17 @@ search's ``may_match`` asks) makes its capacity flag false without
 summing allocations (a slot of that class alone needs no count but that
 of the inventories of the class), and a slot no provider passes spares
 the search of the trees: when nothing fits, explain reads the
-inventories of the classes asked, not every provider's allocations. The
-request's funnel counts trees (roots): those every slot reaches (its
+inventories of the classes asked, not every provider's allocations.
+
+Such an amount decides the request: no tree can have a candidate, which
+the search knows from one statement of ``EXISTS`` (``may_match``)
+without reading the cloud. Explain then counts only the slots asking
+such an amount, lists every stage of the others as not counted, and
+searches no tree: counting their capacity (every provider's allocations
+summed) cost 10 to 200 times the search it explains, and even their
+inventories (one count per class) 3 to 6 times.
+
+The request's funnel counts trees (roots): those every slot reaches (its
 own providers or a sharing provider shared with it), then those whose
 providers meet the unsuffixed group's traits together, those whose root
 meets ``root_required``, then those with a candidate once the amounts
@@ -86,9 +95,25 @@ class Slot:
     suffix: str
     resources: dict
     #: Providers with inventory of a class of the slot (all providers
-    #: for a resourceless group).
-    considered: int
+    #: for a resourceless group); None if not counted.
+    considered: int | None
     funnel: tuple
+    #: The stages not counted (then every one, ``funnel`` empty), the
+    #: request being decided by an :class:`Impossible` amount of
+    #: another slot.
+    uncounted: tuple = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class Impossible:
+    """An amount of a class asked by a group that no inventory could
+    hold even unallocated: the request has no candidate."""
+
+    group: str
+    resource_class: str
+    amount: int
+    #: Providers with inventory of the class.
+    providers: int
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,6 +133,8 @@ class Miss:
 @dataclasses.dataclass(frozen=True)
 class Explanation:
     slots: tuple
+    #: The :class:`Impossible` amounts asked, which decide the request.
+    impossible: tuple
     #: The request's funnel (trees).
     funnel: tuple
     #: Trees reached by every slot, some only through a sharing provider.
@@ -144,17 +171,26 @@ def explain(conn, request, max_misses):
                        for miss in slot_misses]
     # A slot no provider passes reaches no tree: with another such slot,
     # or alone, no tree is reached by every slot but one (a miss), and
-    # the request's funnel is empty without a search.
-    empty = sum(1 for slot in slots
-                if slot.funnel and not slot.funnel[-1].count)
+    # the request's funnel is empty without a search. A decided request
+    # reaches no tree either, and its misses are its impossible slots'
+    # own: the trees the other slots reach are not looked for.
     trees = _TreeFunnel(conn, narrowing, names)
-    if not empty:
-        trees.search(max_misses - len(misses))
-    elif empty == 1 and len(slots) > 1:
-        trees.walk(max_misses - len(misses))
+    if not impossible:
+        empty = sum(1 for slot in slots
+                    if slot.funnel and not slot.funnel[-1].count)
+        if not empty:
+            trees.search(max_misses - len(misses))
+        elif empty == 1 and len(slots) > 1:
+            trees.walk(max_misses - len(misses))
     misses += trees.misses()
     return Explanation(
-        slots=tuple(slots), funnel=tuple(trees.funnel),
+        slots=tuple(slots),
+        impossible=tuple(
+            Impossible(group.suffix, name, amount, impossible[name, amount])
+            for group in request.groups
+            for name, amount in group.resources.items()
+            if (name, amount) in impossible),
+        funnel=tuple(trees.funnel),
         via_sharing=trees.via_sharing, trees=trees.with_candidates,
         candidates=trees.candidates, misses=tuple(misses[:max_misses]))
 
@@ -178,7 +214,9 @@ class _GroupFunnels:
     alone. The ``(class name, amount)`` in
     ``impossible`` fit no inventory even unallocated
     (:func:`_impossible`): their capacity flag is then false without
-    summing any allocations.
+    summing any allocations, and the request is decided: its slots but
+    those :meth:`_apart` are then not counted, and that statement not
+    made.
     """
 
     def __init__(self, narrowing, group, impossible):
@@ -200,17 +238,21 @@ class _GroupFunnels:
         """``[(Slot, [Miss])]`` of each slot of the group, at most
         ``max_misses`` misses in all."""
         slots = candidate_narrowing.slot_resources(self.group)
-        counted = ([] if all(map(self._apart, slots))
+        apart = list(map(self._apart, slots))
+        counted = ([] if self.impossible or all(apart)
                    else self._patterns(conn, max_misses))
         found = []
-        for resources in slots:
+        for resources, is_apart in zip(slots, apart, strict=True):
             stages = self._stages(resources)
-            if self._apart(resources):
+            if is_apart:
                 # No provider of the slot has the capacity: the
                 # conditions after it count none, whatever they are;
                 # taken as met, they leave misses to look for.
                 patterns = [([True, False] + [True] * (len(stages) - 2),
                              self.impossible[self._asked(resources)], None)]
+            elif self.impossible:
+                found.append((self._uncounted_slot(resources, stages), []))
+                continue
             else:
                 indexes = {self.classes.index(name) for name in resources}
                 patterns = [(self._passed(stages, flags), providers, first)
@@ -223,7 +265,7 @@ class _GroupFunnels:
             if max_misses > 0 and any(passed.count(False) == 1 and providers
                                       for passed, providers, _ in patterns):
                 misses = (self._misses(conn, resources, max_misses)
-                          if self._apart(resources)
+                          if is_apart
                           else self._first_misses(resources, stages,
                                                   patterns, max_misses))
                 max_misses -= len(misses)
@@ -404,6 +446,13 @@ class _GroupFunnels:
             else:
                 found.append(flags[2 * count + index])
         return found
+
+    def _uncounted_slot(self, resources, stages):
+        """The :class:`Slot` asking ``resources`` of a decided request:
+        none of its ``stages`` (:meth:`_stages`) counted."""
+        return Slot(suffix=self.group.suffix, resources=dict(resources),
+                    considered=None, funnel=(), uncounted=tuple(
+                        dict.fromkeys(stage for stage, _, _ in stages)))
 
     def _slot(self, resources, stages, patterns):
         """The :class:`Slot` asking ``resources``, from the number of its

@@ -21,7 +21,10 @@ COUNTED = (
     'slot reaches (through their own providers or a sharing provider), '
     'then those meeting each further rule. "candidates" is the number '
     'GET /allocation_candidates returns for the query without a limit. '
-    'A miss fails exactly one condition.')
+    'A miss fails exactly one condition. An amount no inventory could '
+    'hold even unallocated ("impossible") leaves no candidate: only the '
+    'slots asking such an amount are then counted, the stages of the '
+    'others listed as "uncounted", and no tree is searched.')
 
 _STAGE_WORDS = {
     explain_obj.REQUIRED_TOGETHER: 'its providers lack the required traits '
@@ -88,6 +91,24 @@ def sentence(miss):
     return f'{miss.name}: {words}'
 
 
+def _impossible_sentence(impossible):
+    """Why no inventory could hold the amount of ``impossible``."""
+    name = impossible.resource_class
+    words = (f'{name} {impossible.amount} asked, which no inventory of '
+             f'{name} could hold even unallocated (inventories: '
+             f'{impossible.providers})' if impossible.providers
+             else f'no provider has inventory of {name}')
+    return f'{words} ({_group_name(impossible.group)})'
+
+
+def _impossible(impossible):
+    return {'group': impossible.group,
+            'resource_class': impossible.resource_class,
+            'amount': impossible.amount,
+            'providers': impossible.providers,
+            'sentence': _impossible_sentence(impossible)}
+
+
 def _miss(miss):
     return {'provider': {'uuid': miss.uuid, 'name': miss.name},
             'group': miss.group, 'kind': miss.kind,
@@ -108,8 +129,10 @@ def report(conn, request, max_misses):
         'via_sharing': found.via_sharing,
         'groups': [{'suffix': slot.suffix, 'resources': slot.resources,
                     'considered': slot.considered,
-                    'funnel': _funnel(slot.funnel)}
+                    'funnel': _funnel(slot.funnel),
+                    'uncounted': list(slot.uncounted)}
                    for slot in found.slots],
+        'impossible': [_impossible(amount) for amount in found.impossible],
         'misses': [_miss(miss) for miss in found.misses],
         'counted': COUNTED,
     }}
@@ -122,49 +145,56 @@ _FUNNEL = {'type': 'array', 'items': {
     'properties': {'stage': {'type': 'string'}, 'count': _INTEGER}}}
 _RESOURCES = {'type': 'object', 'additionalProperties': _INTEGER}
 
+
+def _list_of(properties):
+    """Schema: an array of objects of exactly (and all) ``properties``."""
+    return {'type': 'array', 'items': {
+        'type': 'object', 'required': list(properties),
+        'additionalProperties': False, 'properties': properties}}
+
+
 #: The response schema (the OpenAPI document and the contract test).
 SCHEMA = {'type': 'object', 'required': ['explain'],
           'additionalProperties': False, 'properties': {'explain': {
               'type': 'object',
               'required': ['candidates', 'trees', 'funnel', 'via_sharing',
-                           'groups', 'misses', 'counted'],
+                           'groups', 'impossible', 'misses', 'counted'],
               'additionalProperties': False,
               'properties': {
                   'candidates': _INTEGER,
                   'trees': _INTEGER,
                   'funnel': _FUNNEL,
                   'via_sharing': _INTEGER,
-                  'groups': {'type': 'array', 'items': {
-                      'type': 'object',
-                      'required': ['suffix', 'resources', 'considered',
-                                   'funnel'],
-                      'additionalProperties': False,
-                      'properties': {
-                          'suffix': {'type': 'string'},
-                          'resources': _RESOURCES,
-                          'considered': _INTEGER,
-                          'funnel': _FUNNEL}}},
-                  'misses': {'type': 'array', 'items': {
-                      'type': 'object',
-                      'required': ['provider', 'group', 'kind', 'details',
-                                   'sentence'],
-                      'additionalProperties': False,
-                      'properties': {
-                          'provider': {
-                              'type': 'object',
-                              'required': ['uuid', 'name'],
-                              'properties': {
-                                  'uuid': {'type': 'string'},
-                                  'name': {'type': 'string'}}},
-                          'group': {'type': ['string', 'null']},
-                          'kind': {'type': 'string', 'enum': [
-                              explain_obj.INVENTORY, explain_obj.CAPACITY,
-                              explain_obj.REQUIRED, explain_obj.FORBIDDEN,
-                              explain_obj.MEMBER_OF,
-                              explain_obj.FORBIDDEN_AGGREGATE,
-                              explain_obj.IN_TREE, explain_obj.GROUPS,
-                              *_STAGE_WORDS]},
-                          'details': {'type': 'object'},
-                          'sentence': {'type': 'string'}}}},
+                  'groups': _list_of({
+                      'suffix': {'type': 'string'},
+                      'resources': _RESOURCES,
+                      'considered': {'type': ['integer', 'null'],
+                                     'minimum': 0},
+                      'funnel': _FUNNEL,
+                      'uncounted': {'type': 'array',
+                                    'items': {'type': 'string'}}}),
+                  'impossible': _list_of({
+                      'group': {'type': 'string'},
+                      'resource_class': {'type': 'string'},
+                      'amount': _INTEGER,
+                      'providers': _INTEGER,
+                      'sentence': {'type': 'string'}}),
+                  'misses': _list_of({
+                      'provider': {
+                          'type': 'object',
+                          'required': ['uuid', 'name'],
+                          'properties': {
+                              'uuid': {'type': 'string'},
+                              'name': {'type': 'string'}}},
+                      'group': {'type': ['string', 'null']},
+                      'kind': {'type': 'string', 'enum': [
+                          explain_obj.INVENTORY, explain_obj.CAPACITY,
+                          explain_obj.REQUIRED, explain_obj.FORBIDDEN,
+                          explain_obj.MEMBER_OF,
+                          explain_obj.FORBIDDEN_AGGREGATE,
+                          explain_obj.IN_TREE, explain_obj.GROUPS,
+                          *_STAGE_WORDS]},
+                      'details': {'type': 'object'},
+                      'sentence': {'type': 'string'}}),
                   'counted': {'type': 'string'},
               }}}}

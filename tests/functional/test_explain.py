@@ -23,6 +23,8 @@ QUERIES = 30
 TRAITS = ['CUSTOM_A', 'CUSTOM_B', 'CUSTOM_C']
 SHARES = 'MISC_SHARES_VIA_AGGREGATE'
 CLASSES = ['VCPU', 'MEMORY_MB', 'DISK_GB', 'SRIOV_NET_VF']
+#: More than any inventory of a world holds.
+IMPOSSIBLE = 100000
 
 
 class _World:
@@ -113,11 +115,17 @@ class _World:
                                            rng.randint(1, 2)))
 
     def _amounts(self, classes):
+        """Amounts of ``classes``, now and then one that no inventory
+        could hold (explain's funnels then stop at their inventory)."""
         rng = self.rng
         amounts = {'MEMORY_MB': [512, 1024]}
-        return ','.join(
-            f'{name}:{rng.choice(amounts.get(name, [1, 1, 2, 3]))}'
-            for name in classes)
+
+        def amount(name):
+            if rng.random() < 0.05:
+                return IMPOSSIBLE
+            return rng.choice(amounts.get(name, [1, 1, 2, 3]))
+
+        return ','.join(f'{name}:{amount(name)}' for name in classes)
 
     def query(self):
         """Random query parameters (a list of pairs)."""
@@ -167,6 +175,8 @@ def test_explain_counts_the_candidates(api, seed):
                         for error in found.json['errors']])
             continue
         document = explained.json['explain']
+        if f':{IMPOSSIBLE}' in urllib.parse.unquote(query):
+            assert document['impossible'], (seed, query, document)
         assert document['candidates'] == len(
             found.json['allocation_requests']), (seed, query, document)
         for funnel in [document['funnel'],

@@ -1,6 +1,6 @@
 """What GET /reports/explain reads from the database when one class
-among several is impossible: the allocations once, by the statement
-that counts the group's providers and also yields its first misses.
+among several is impossible: no allocations (the request is decided
+without counting the other classes' slots).
 """
 
 import uuid
@@ -28,13 +28,8 @@ def _node(api, name, vcpu_reserved):
     return provider['uuid']
 
 
-def test_one_class_nobody_has_reads_the_allocations_once(api):
-    """cn0 has no VCPU free (its miss), cn1 room for all but the class
-    nobody has: the misses come from the count's statement, not from a
-    second statement summing each provider's allocations."""
-    _request(api, 'PUT', '/resource_classes/CUSTOM_NOBODY_HAS_IT')
-    _node(api, 'cn0', vcpu_reserved=4)
-    _node(api, 'cn1', vcpu_reserved=0)
+def _explained(api, query):
+    """The explain document of ``query`` and the statements it made."""
     statements = []
 
     def record(_conn, _cursor, statement, *_args):
@@ -42,13 +37,31 @@ def test_one_class_nobody_has_reads_the_allocations_once(api):
 
     event.listen(api.db.engine, 'before_cursor_execute', record)
     try:
-        found = _request(
-            api, 'GET', '/reports/explain?resources=VCPU:1,MEMORY_MB:512,'
-            'CUSTOM_NOBODY_HAS_IT:1&max_misses=1').json['explain']
+        found = _request(api, 'GET',
+                         f'/reports/explain?{query}').json['explain']
     finally:
         event.remove(api.db.engine, 'before_cursor_execute', record)
+    return found, statements
+
+
+def test_one_class_nobody_has_reads_no_allocations(api):
+    """A class nobody has decides the request: the slots of the classes
+    that fit are not counted (their capacity would sum every
+    provider's allocations), and the answer says so."""
+    _request(api, 'PUT', '/resource_classes/CUSTOM_NOBODY_HAS_IT')
+    _node(api, 'cn0', vcpu_reserved=4)
+    _node(api, 'cn1', vcpu_reserved=0)
+    found, statements = _explained(
+        api, 'resources=VCPU:1,MEMORY_MB:512,CUSTOM_NOBODY_HAS_IT:1')
     assert found['candidates'] == 0
-    assert [(miss['provider']['name'], miss['kind'],
-             miss['details']['subject'], miss['details']['free'])
-            for miss in found['misses']] == [('cn0', 'capacity', 'VCPU', 0)]
-    assert sum('allocations' in statement for statement in statements) == 1
+    assert [(group['considered'], group['funnel'], group['uncounted'])
+            for group in found['groups']] == [
+        (None, [], ['inventory', 'capacity']),
+        (None, [], ['inventory', 'capacity']),
+        (0, [{'stage': 'inventory', 'count': 0},
+             {'stage': 'capacity', 'count': 0}], [])]
+    assert [impossible['sentence'] for impossible in found['impossible']] == [
+        'no provider has inventory of CUSTOM_NOBODY_HAS_IT '
+        '(the unsuffixed group)']
+    assert found['misses'] == []
+    assert not any('allocations' in statement for statement in statements)

@@ -84,6 +84,22 @@ def test_explain_table(tmp_path, application, config):
         result.stdout)
 
 
+def test_explain_table_names_what_decided_the_request(tmp_path, application,
+                                                      config):
+    result = report(tmp_path, config, 'explain',
+                    'resources=VCPU:1,PCI_DEVICE:1')
+    assert result.returncode == 0, result.stderr
+    assert ('Decided by:\n  no provider has inventory of PCI_DEVICE (the '
+            'unsuffixed group)') in result.stdout
+    assert table_rows(result.stdout)[:5] == [
+        ['Group', 'Resources', 'Stage', 'Providers'],
+        ['(unsuffixed)', 'VCPU:1', 'inventory', 'not counted'],
+        ['(unsuffixed)', 'VCPU:1', 'capacity', 'not counted'],
+        ['(unsuffixed)', 'PCI_DEVICE:1', 'inventory', '0'],
+        ['(unsuffixed)', 'PCI_DEVICE:1', 'capacity', '0'],
+    ]
+
+
 def test_explain_reads_the_query_at_the_microversion(tmp_path, application,
                                                      config):
     result = report(tmp_path, config, 'explain',

@@ -147,7 +147,7 @@ def _explain_document(application, query):
 def test_explain_form_draws_the_funnels_and_the_misses(application, page):
     field = page.find_element(By.ID, 'explain-resources')
     field.clear()
-    field.send_keys('VCPU:40')
+    field.send_keys('MEMORY_MB:5000')
     page.find_element(By.ID, 'explain-groups').send_keys(
         'resources1=VCPU:1,CUSTOM_LICENSE:1&group_policy=none')
     page.find_element(By.CSS_SELECTOR, '#explain-form button').click()
@@ -156,7 +156,7 @@ def test_explain_form_draws_the_funnels_and_the_misses(application, page):
         expected_conditions.visibility_of(result))
     explain = _explain_document(
         application, 'resources1=VCPU:1,CUSTOM_LICENSE:1&group_policy=none'
-        '&resources=VCPU:40')
+        '&resources=MEMORY_MB:5000')
     assert page.find_element(By.ID, 'explain-count').text == str(
         explain['candidates']) == '0'
     rows = page.find_elements(By.CSS_SELECTOR, '#explain-funnel tbody tr')
@@ -176,9 +176,33 @@ def test_explain_form_draws_the_funnels_and_the_misses(application, page):
     misses = [item.text for item in page.find_elements(
         By.CSS_SELECTOR, '#explain-misses li')]
     assert misses == [miss['sentence'] for miss in explain['misses']]
-    assert ('cn1: VCPU 40 asked, 42 free of 64 (max_unit 32) (the '
-            'unsuffixed group)') in misses
+    assert ('cn2: MEMORY_MB 5000 asked, 6144 free of 6144 (step_size '
+            '1024) (the unsuffixed group)') in misses
     assert "cn1: no inventory of CUSTOM_LICENSE (group '1')" in misses
+
+
+def test_explain_form_shows_what_an_impossible_amount_left_uncounted(
+        application, page):
+    field = page.find_element(By.ID, 'explain-resources')
+    field.clear()
+    field.send_keys('VCPU:1,PCI_DEVICE:1')
+    page.find_element(By.CSS_SELECTOR, '#explain-form button').click()
+    decided = page.find_element(By.ID, 'explain-decided')
+    ui.WebDriverWait(page, report_browser.WAIT_SECONDS).until(
+        expected_conditions.visibility_of(decided))
+    explain = _explain_document(application, 'resources=VCPU:1,PCI_DEVICE:1')
+    assert [item.text for item in page.find_elements(
+        By.CSS_SELECTOR, '#explain-impossible li')] == [
+        amount['sentence'] for amount in explain['impossible']] == [
+        'no provider has inventory of PCI_DEVICE (the unsuffixed group)']
+    rows = page.find_elements(By.CSS_SELECTOR,
+                              '#explain-funnel tbody tr.uncounted')
+    assert [(row.get_attribute('data-of'), row.get_attribute('data-stage'),
+             row.find_element(By.CSS_SELECTOR, 'td.num').text)
+            for row in rows] == [
+        ('group (unsuffixed) VCPU:1', stage, 'not counted')
+        for stage in explain['groups'][0]['uncounted']]
+    assert explain['groups'][0]['uncounted'] == ['inventory', 'capacity']
 
 
 def test_the_page_breaks_none_of_its_security_policy(page):

@@ -20,9 +20,15 @@ def tables(document):
     slots = [[slot['suffix'] or '(unsuffixed)',
               ','.join(f'{name}:{amount}' for name, amount
                        in slot['resources'].items()),
-              stage['stage'], stage['count']]
-             for slot in report['groups'] for stage in slot['funnel']]
-    return [text_table.table(['Group', 'Resources', 'Stage', 'Providers'],
+              stage, count]
+             for slot in report['groups'] for stage, count in [
+                 *((stage['stage'], stage['count'])
+                   for stage in slot['funnel']),
+                 *((stage, 'not counted') for stage in slot['uncounted'])]]
+    decided = ['\n'.join(['Decided by:', *(
+        f"  {amount['sentence']}" for amount in report['impossible'])])]
+    return [*(decided if report['impossible'] else []),
+            text_table.table(['Group', 'Resources', 'Stage', 'Providers'],
                              slots),
             text_table.table(['Stage', 'Trees'],
                              [[stage['stage'], stage['count']]

@@ -222,12 +222,20 @@ function funnelBar(count, first) {
   return cell;
 }
 
-function funnelRows(of, stages) {
+// The stages counted, each with its bar, then those ``uncounted`` (an
+// impossible amount decided the request first).
+function funnelRows(of, stages, uncounted = []) {
   const first = stages.length ? stages[0].count : 0;
-  return stages.map((stage) =>
-    el('tr', {'data-of': of, 'data-stage': stage.stage},
-       el('td', {}, of), el('td', {}, stage.stage),
-       num(stage.count, 'count'), funnelBar(stage.count, first)));
+  return [
+    ...stages.map((stage) =>
+      el('tr', {'data-of': of, 'data-stage': stage.stage},
+         el('td', {}, of), el('td', {}, stage.stage),
+         num(stage.count, 'count'), funnelBar(stage.count, first))),
+    ...uncounted.map((stage) =>
+      el('tr', {'data-of': of, 'data-stage': stage, class: 'uncounted'},
+         el('td', {}, of), el('td', {}, stage),
+         el('td', {class: 'num', 'data-field': 'count'}, 'not counted'),
+         el('td', {}, 'decided by an impossible amount')))];
 }
 
 // The query of GET /allocation_candidates: the granular groups as
@@ -254,9 +262,14 @@ async function askExplain(event) {
         .map(([name, amount]) => `${name}:${amount}`).join(',');
       rows.push(...funnelRows(
         `group ${group.suffix || '(unsuffixed)'} ${resources}`,
-        group.funnel));
+        group.funnel, group.uncounted));
     }
     fill('explain-funnel', rows);
+    const impossible = document.getElementById('explain-impossible');
+    impossible.replaceChildren(...explain.impossible.map((amount) =>
+      el('li', {}, amount.sentence)));
+    document.getElementById('explain-decided').hidden =
+      !explain.impossible.length;
     const misses = document.getElementById('explain-misses');
     misses.replaceChildren(...(explain.misses.length
       ? explain.misses.map((miss) =>
