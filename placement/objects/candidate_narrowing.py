@@ -23,6 +23,7 @@ from placement.objects import candidate_names
 from placement.objects import candidate_request
 from placement.objects import candidate_windows
 from placement.objects import conditions
+from placement.objects import kept
 from placement.objects import name_table
 from placement.objects import resource_class
 from placement.objects import trait
@@ -52,6 +53,8 @@ MOST_TESTS = 32
 #: ones, enough to be right: each is only a necessary condition; a
 #: probe each of 1,700 nests beyond SQLite's 1,000 levels).
 MOST_TREE_TRAITS = 8
+#: Narrowing statements kept built (:mod:`placement.objects.kept`).
+_KEPT = kept.Kept(128)
 
 
 class Narrowing:
@@ -91,6 +94,17 @@ class Narrowing:
         #: The unsuffixed group's required traits, met by its providers
         #: together.
         self.collective = collective_traits(request)
+        #: What the statements of this narrowing are built from, but
+        #: the window: the request's conditions, the ids of their names
+        #: (a name deleted and made again has another), and the sharing
+        #: providers with the request's traits they have.
+        self.built_from = (
+            tuple(map(query_of, request.groups)),
+            tuple(map(frozenset, request.root_required)),
+            frozenset(request.root_forbidden), explaining,
+            *(frozenset(ids.items()) for ids in (
+                self.trait_ids, self.aggregate_ids, self.class_ids)),
+            frozenset(self.sharing), frozenset(self.sharing_traits))
         #: ``[SlotProviders]`` of the current window, unsuffixed first.
         self.slots = []
         #: ``{sharing provider id: {root id}}`` of the current window.
@@ -110,7 +124,7 @@ class Narrowing:
         self.per_provider = bool(tree_within)
         found = {}
         for keys, groups in _one_query_each(self.request.groups):
-            found.update(zip(keys, self._group_slots(groups, tree_within),
+            found.update(zip(keys, self._group_slots(groups, window),
                              strict=True))
         self.slots = [slot._replace(group=group)
                       for group in self.request.groups
@@ -252,13 +266,57 @@ class Narrowing:
         return {root for root, indexes in met.items()
                 if len(indexes) == len(self.collective)}
 
-    def _group_slots(self, groups, tree_within):
+    def _group_slots(self, groups, window):
         """For each of ``groups``, the :class:`SlotProviders` of each of
-        its slots, from one query: the providers of the window
-        (``tree_within``), and the sharing ones, that pass the group's
-        conditions, each with a flag per slot (can it serve that slot's
-        resources on its own?) and, in the unsuffixed group, the traits
-        of its required sets that the provider has.
+        its slots, from the rows of :meth:`_group_query` (the
+        statement kept built: :data:`_KEPT`)."""
+        group = groups[0]
+        slots = slot_resources(group)
+        query = _KEPT.get(
+            (self.built_from, tuple(map(query_of, groups)), window),
+            lambda: self._group_query(
+                groups, candidate_windows.within(window, _ROOT_ID)))
+        if len(groups) > 1:
+            return self._slots_of_each(groups, slots[0], query)
+        collective = self.collective if not group.suffix else ()
+        collective_ids = [frozenset(self.trait_ids_of(names))
+                          for names in collective]
+        flagged = len(slots) > 1
+        found = [({}, {}) for _ in slots]
+        # One frozenset for each combination of trait sets met (keyed by
+        # the traits held): a set per provider was most of the memory of
+        # a large narrowing.
+        combinations = {}
+        traits_at = 2 + len(slots) if flagged else 2
+        for row in _rows(self.conn, query):
+            provider_id, root = int(row[0]), int(row[1])
+            serves = ([flag == '1' for flag in row[2:traits_at]] if flagged
+                      else (True,))
+            met = None
+            if collective:
+                folded = row[traits_at]
+                met = combinations.get(folded)
+                if met is None:
+                    ids = set(map(int, folded.split(','))) if folded else ()
+                    met = combinations[folded] = frozenset(
+                        index for index, trait_ids in enumerate(collective_ids)
+                        if not trait_ids.isdisjoint(ids))
+            for (roots, traits_met), serving in zip(found, serves,
+                                                    strict=True):
+                if serving:
+                    roots[provider_id] = root
+                    if collective:
+                        traits_met[provider_id] = met
+        return [[SlotProviders(group, resources, roots, traits_met)
+                 for resources, (roots, traits_met)
+                 in zip(slots, found, strict=True)]]
+
+    def _group_query(self, groups, tree_within):
+        """The statement (folded: :func:`_rows`) of the providers of the
+        window (``tree_within``), and the sharing ones, that pass the
+        conditions of ``groups``, each with a flag per slot (can it
+        serve that slot's resources on its own?) and, in the unsuffixed
+        group, the traits of its required sets that the provider has.
 
         Several groups (suffixed ones that ask the same but traits,
         :func:`_one_query_each`) have a flag each for their traits: the
@@ -285,10 +343,9 @@ class Narrowing:
             traits = [sa.or_(*trait_flags)]
         # The ids of each trait set, and the traits of them the provider
         # has, in one column however many the sets are.
-        collective_ids = [frozenset(self.trait_ids_of(names))
-                          for names in collective]
-        held = ([candidate_folding.folded_traits(
-            sorted(frozenset().union(*collective_ids)))] if collective else [])
+        held = ([candidate_folding.folded_traits(sorted(
+            frozenset().union(*map(self.trait_ids_of, collective))))]
+            if collective else [])
         query = sa.select(
             RP.c.id, _ROOT_ID, *flags, *held, *trait_flags).where(
                 *self._group_conditions(group), *traits,
@@ -306,36 +363,7 @@ class Narrowing:
                 query.where(RP.c.id.in_(sharing)))
         else:
             query = query.where(*bounds)
-        if len(groups) > 1:
-            return self._slots_of_each(groups, slots[0], query)
-        found = [({}, {}) for _ in slots]
-        # One frozenset for each combination of trait sets met (keyed by
-        # the traits held): a set per provider was most of the memory of
-        # a large narrowing.
-        combinations = {}
-        traits_at = 2 + len(flags)
-        for row in _rows(self.conn, query):
-            provider_id, root = int(row[0]), int(row[1])
-            serves = ([flag == '1' for flag in row[2:traits_at]] if flags
-                      else (True,))
-            met = None
-            if collective:
-                folded = row[traits_at]
-                met = combinations.get(folded)
-                if met is None:
-                    ids = set(map(int, folded.split(','))) if folded else ()
-                    met = combinations[folded] = frozenset(
-                        index for index, trait_ids in enumerate(collective_ids)
-                        if not trait_ids.isdisjoint(ids))
-            for (roots, traits_met), serving in zip(found, serves,
-                                                    strict=True):
-                if serving:
-                    roots[provider_id] = root
-                    if collective:
-                        traits_met[provider_id] = met
-        return [[SlotProviders(group, resources, roots, traits_met)
-                 for resources, (roots, traits_met)
-                 in zip(slots, found, strict=True)]]
+        return candidate_folding.folded_rows(query, 'id')
 
     def _slots_of_each(self, groups, resources, query):
         """The one slot of each of ``groups`` (suffixed), from the rows
@@ -479,13 +507,13 @@ def _trait_names(request):
 
 
 def _rows(conn, query):
-    """The rows of ``query`` (a provider's id and root id first) as
-    lists of text, read folded; but those of providers whose root id is
-    NULL, a broken tree (the audit reports it) that serves no candidate,
-    as upstream's joins on the root leave it out."""
+    """The rows of ``query`` (folded, :func:`candidate_folding.folded_rows`:
+    a provider's id and root id first) as lists of text; but those of
+    providers whose root id is NULL, a broken tree (the audit reports
+    it) that serves no candidate, as upstream's joins on the root leave
+    it out."""
     return (row for row in candidate_folding.unfolded_rows(
-        conn.scalars(candidate_folding.folded_rows(query, 'id')))
-        if row[1])
+        conn.scalars(query)) if row[1])
 
 
 def _one_query_each(groups):
