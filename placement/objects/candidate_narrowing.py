@@ -11,6 +11,7 @@ tree is loaded.
 """
 
 import collections
+import functools
 import typing
 
 import os_traits
@@ -55,6 +56,8 @@ MOST_TESTS = 32
 MOST_TREE_TRAITS = 8
 #: Narrowing statements kept built (:mod:`placement.objects.kept`).
 _KEPT = kept.Kept(128)
+#: Statements of :func:`_anchors` kept built.
+MOST_KEPT_ANCHORS = 64
 
 
 class Narrowing:
@@ -120,8 +123,7 @@ class Narrowing:
         """Ids of the roots in ``window`` whose tree can fill every slot,
         and whose providers for the unsuffixed group can meet its
         traits; the slots and anchors are then those of the window."""
-        tree_within = candidate_windows.within(window, _ROOT_ID)
-        self.per_provider = bool(tree_within)
+        self.per_provider = bool(candidate_windows.within(window, _ROOT_ID))
         found = {}
         for keys, groups in _one_query_each(self.request.groups):
             found.update(zip(keys, self._group_slots(groups, window),
@@ -132,7 +134,7 @@ class Narrowing:
         self.anchors = _anchors(self.conn, {
             provider_id: root for provider_id, root in self.sharing.items()
             if any(provider_id in slot.roots for slot in self.slots)},
-            self.shared_by, tree_within)
+            self.shared_by, window)
         roots = None
         for slot in self.slots:
             reachable = self.reachable_roots(slot)
@@ -161,14 +163,31 @@ class Narrowing:
         :data:`MOST_TESTS` (the first ones, which is enough to be right:
         each test is only a necessary condition). With a ``limit``, the
         same statement samples :meth:`members_share` from the first id.
+        It is kept built (:data:`_KEPT`).
         """
+        if any(conditions.known_groups(group.member_of, self.aggregate_ids)
+               is None for group in self.request.groups):
+            return False
+        query, tests, sampled = _KEPT.get(
+            ('may_match', self.built_from, limit),
+            lambda: self._may_match_query(limit))
+        if query is None:
+            return True
+        row = self.conn.execute(query).one()
+        if sampled:
+            self._shares[candidate_windows.FIRST_AFTER, limit] = _share(
+                limit, *row[tests:])
+        return all(row[:tests])
+
+    def _may_match_query(self, limit):
+        """``(statement, its tests, whether the first window's sample
+        follows them)`` of :meth:`may_match` (no statement: nothing to
+        ask)."""
         groups = self.request.groups
         tests = {}
         for group in groups:
             member_of = conditions.known_groups(group.member_of,
                                                 self.aggregate_ids)
-            if member_of is None:
-                return False
             for ids in map(sorted, member_of):
                 tests['aggregates', *ids] = sa.exists().where(
                     _RP_AGG.c.aggregate_id.in_(ids))
@@ -183,14 +202,12 @@ class Narrowing:
                 tests[name, amount] = conditions.could_ever_fit(
                     self.class_ids[name], amount)
         tests = list(tests.values())[:MOST_TESTS]
-        first = candidate_windows.FIRST_AFTER, limit
-        sample = self._share_sample(*first) if limit is not None else None
+        sample = (self._share_sample(candidate_windows.FIRST_AFTER, limit)
+                  if limit is not None else None)
         if not tests and sample is None:
-            return True
-        row = self.conn.execute(sa.select(*tests, *(sample or ()))).one()
-        if sample is not None:
-            self._shares[first] = _share(limit, *row[len(tests):])
-        return all(row[:len(tests)])
+            return None, 0, False
+        return (sa.select(*tests, *(sample or ())), len(tests),
+                sample is not None)
 
     def members_share(self, after, limit):
         """The :class:`candidate_windows.Share` of the providers after id
@@ -605,9 +622,9 @@ _SHARING = (
     .order_by(RP.c.id, _RP_AGG.c.aggregate_id))
 
 
-def _anchors(conn, sharing, shared_by, tree_within):
+def _anchors(conn, sharing, shared_by, window):
     """``{sharing provider id: {root id}}`` for the ``{id: root id}`` of
-    ``sharing``: its own root, and the roots (within the window) of the
+    ``sharing``: its own root, and the roots (within ``window``) of the
     providers in one of its aggregates (``shared_by``: the sharing
     providers of each aggregate, :func:`_sharing_providers`).
 
@@ -621,22 +638,30 @@ def _anchors(conn, sharing, shared_by, tree_within):
     per row.
     """
     anchors = {provider_id: {root} for provider_id, root in sharing.items()}
-    aggregates = sorted(
+    aggregates = tuple(sorted(
         aggregate_id for aggregate_id, providers in shared_by.items()
-        if any(provider_id in sharing for provider_id in providers))
+        if any(provider_id in sharing for provider_id in providers)))
     if not aggregates:
         return anchors
-    query = (
-        sa.select(_RP_AGG.c.aggregate_id,
-                  sa.func.aggregate_strings(
-                      candidate_folding.as_text(_ROOT_ID), ','))
-        .select_from(RP)
-        .join(_RP_AGG, _RP_AGG.c.resource_provider_id == RP.c.id)
-        .where(_RP_AGG.c.aggregate_id.in_(aggregates), *tree_within)
-        .group_by(_RP_AGG.c.aggregate_id))
-    for aggregate_id, roots in conn.execute(query):
+    for aggregate_id, roots in conn.execute(
+            _anchors_query(aggregates, window)):
         roots = set(map(int, roots.split(',')))
         for provider_id in shared_by[aggregate_id]:
             if provider_id in anchors:
                 anchors[provider_id] |= roots
     return anchors
+
+
+@functools.lru_cache(MOST_KEPT_ANCHORS)
+def _anchors_query(aggregates, window):
+    """The statement of :func:`_anchors`: the roots (within ``window``)
+    of the providers of each of ``aggregates``, kept built."""
+    return (
+        sa.select(_RP_AGG.c.aggregate_id,
+                  sa.func.aggregate_strings(
+                      candidate_folding.as_text(_ROOT_ID), ','))
+        .select_from(RP)
+        .join(_RP_AGG, _RP_AGG.c.resource_provider_id == RP.c.id)
+        .where(_RP_AGG.c.aggregate_id.in_(aggregates),
+               *candidate_windows.within(window, _ROOT_ID))
+        .group_by(_RP_AGG.c.aggregate_id))

@@ -26,8 +26,9 @@ class Kept:
         self._lock = threading.Lock()
 
     def get(self, key, build):
-        """The statement kept for ``key`` (hashable, and equal only for
-        equal statements), else the one ``build()`` makes, kept."""
+        """What is kept for ``key`` (hashable, and equal only for equal
+        statements), else what ``build()`` makes (a statement, or a
+        tuple holding one and how to read its rows), kept."""
         with self._lock:
             statement = self._statements.get(key)
             if statement is not None:

@@ -635,30 +635,37 @@ def test_suffixed_groups_differing_by_traits_share_a_query(
 
 def test_narrowing_statements_are_built_once_for_what_is_asked(
         sharing, monkeypatch):
-    """A request asked again runs the narrowing statement built the
-    first time (reading the providers as they are now); one asking
-    another amount builds its own."""
+    """A request asked again runs the narrowing statements (may_match's
+    and the narrowing's) built the first time, reading the providers
+    as they are now; one asking another amount builds its own."""
     monkeypatch.setattr(candidate_narrowing, '_KEPT', kept.Kept(8))
     built = []
-    group_query = candidate_narrowing.Narrowing._group_query
+    narrowing = candidate_narrowing.Narrowing
+    group_query, may_match_query = (narrowing._group_query,
+                                    narrowing._may_match_query)
 
-    def counted(narrowing, groups, tree_within):
-        built.append(dict(groups[0].resources))
+    def counted_group(narrowing, groups, tree_within):
+        built.append(('narrowing', dict(groups[0].resources)))
         return group_query(narrowing, groups, tree_within)
 
-    monkeypatch.setattr(candidate_narrowing.Narrowing, '_group_query',
-                        counted)
+    def counted_may_match(narrowing, limit):
+        built.append(('may_match', narrowing.request.groups[0].resources))
+        return may_match_query(narrowing, limit)
+
+    monkeypatch.setattr(narrowing, '_group_query', counted_group)
+    monkeypatch.setattr(narrowing, '_may_match_query', counted_may_match)
     eight, four = {'VCPU': 8}, {'VCPU': 4}
     for _ in range(2):
         assert sharing.allocations(Group(resources=eight)) == [
             named(('CN1', eight)), named(('CN2', eight))]
-    assert built == [eight]
+    assert built == [('may_match', eight), ('narrowing', eight)]
     assert sharing.allocations(Group(resources=four)) == [
         named(('CN1', four)), named(('CN2', four))]
     sharing.allocate('CN1', 'VCPU', 6)
     assert sharing.allocations(Group(resources=four)) == [
         named(('CN2', four))]
-    assert built == [eight, four]
+    assert built == [('may_match', eight), ('narrowing', eight),
+                     ('may_match', four), ('narrowing', four)]
 
 
 def test_a_trait_made_again_is_asked_by_its_new_id(world):
