@@ -11,7 +11,6 @@ tree is loaded.
 """
 
 import collections
-import functools
 import typing
 
 import os_traits
@@ -54,10 +53,10 @@ MOST_TESTS = 32
 #: ones, enough to be right: each is only a necessary condition; a
 #: probe each of 1,700 nests beyond SQLite's 1,000 levels).
 MOST_TREE_TRAITS = 8
-#: Narrowing statements kept built (:mod:`placement.objects.kept`).
-_KEPT = kept.Kept(128)
-#: Statements of :func:`_anchors` kept built.
-MOST_KEPT_ANCHORS = 64
+#: The statements of a candidates request but its trees' kept built
+#: (:mod:`placement.objects.kept`): its look-up, may_match, narrowing
+#: and anchors, each keyed by its kind and what it is built from.
+_KEPT = kept.Kept(256)
 
 
 class Narrowing:
@@ -108,6 +107,10 @@ class Narrowing:
             *(frozenset(ids.items()) for ids in (
                 self.trait_ids, self.aggregate_ids, self.class_ids)),
             frozenset(self.sharing), frozenset(self.sharing_traits))
+        #: How many ids they name (:meth:`kept.Kept.get`).
+        self.ids_named = sum(map(len, (
+            self.trait_ids, self.aggregate_ids, self.class_ids,
+            self.sharing)))
         #: ``[SlotProviders]`` of the current window, unsuffixed first.
         self.slots = []
         #: ``{sharing provider id: {root id}}`` of the current window.
@@ -170,7 +173,7 @@ class Narrowing:
             return False
         query, tests, sampled = _KEPT.get(
             ('may_match', self.built_from, limit),
-            lambda: self._may_match_query(limit))
+            lambda: self._may_match_query(limit), self.ids_named)
         if query is None:
             return True
         row = self.conn.execute(query).one()
@@ -292,7 +295,8 @@ class Narrowing:
         query = _KEPT.get(
             (self.built_from, tuple(map(query_of, groups)), window),
             lambda: self._group_query(
-                groups, candidate_windows.within(window, _ROOT_ID)))
+                groups, candidate_windows.within(window, _ROOT_ID)),
+            self.ids_named)
         if len(groups) > 1:
             return self._slots_of_each(groups, slots[0], query)
         collective = self.collective if not group.suffix else ()
@@ -575,20 +579,31 @@ def _look_up(conn, request):
     and the names of the inventories loaded), the traits the request
     names, with the sharing trait (a literal id lets PostgreSQL see how
     few providers have it), and the aggregates it names (unknown ones
-    left out), read in one statement (:func:`name_table.look_up`)."""
-    traits = _trait_names(request) | {_SHARES}
+    left out), read in one statement (:func:`name_table.look_up`), kept
+    built (:data:`_KEPT`)."""
+    traits = frozenset(_trait_names(request) | {_SHARES})
     uuids = set()
     for group in request.groups:
         uuids.update(group.forbidden_aggregates, *group.member_of)
-    queries = {_CLASS: sa.select(_RC.c.name, _RC.c.id),
-               _TRAIT: name_table.select_ids(trait.TRAIT, traits)}
-    if uuids:
-        queries[_AGGREGATE] = aggregate.select_ids(sorted(uuids))
-    rows = name_table.look_up(conn, queries)
+    kinds = (_CLASS, _TRAIT, *([_AGGREGATE] if uuids else []))
+    uuids = tuple(sorted(uuids))
+    rows = name_table.looked_up(conn, _KEPT.get(
+        ('look up', traits, uuids), lambda: _look_up_statement(traits, uuids),
+        len(traits) + len(uuids)), kinds)
     return (candidate_names.Names(
                 conn, {class_id: name for name, class_id in rows[_CLASS]}),
             name_table.found_and_unknown(traits, rows[_TRAIT]),
             aggregate.canonical_ids(rows.get(_AGGREGATE, ())))
+
+
+def _look_up_statement(traits, uuids):
+    """The statement of :func:`_look_up` of trait names ``traits`` and
+    aggregate ``uuids``."""
+    queries = {_CLASS: sa.select(_RC.c.name, _RC.c.id),
+               _TRAIT: name_table.select_ids(trait.TRAIT, traits)}
+    if uuids:
+        queries[_AGGREGATE] = aggregate.select_ids(uuids)
+    return name_table.united(queries)
 
 
 def _sharing_providers(conn, trait_id, trait_ids):
@@ -643,8 +658,9 @@ def _anchors(conn, sharing, shared_by, window):
         if any(provider_id in sharing for provider_id in providers)))
     if not aggregates:
         return anchors
-    for aggregate_id, roots in conn.execute(
-            _anchors_query(aggregates, window)):
+    for aggregate_id, roots in conn.execute(_KEPT.get(
+            ('anchors', aggregates, window),
+            lambda: _anchors_query(aggregates, window), len(aggregates))):
         roots = set(map(int, roots.split(',')))
         for provider_id in shared_by[aggregate_id]:
             if provider_id in anchors:
@@ -652,7 +668,6 @@ def _anchors(conn, sharing, shared_by, window):
     return anchors
 
 
-@functools.lru_cache(MOST_KEPT_ANCHORS)
 def _anchors_query(aggregates, window):
     """The statement of :func:`_anchors`: the roots (within ``window``)
     of the providers of each of ``aggregates``, kept built."""

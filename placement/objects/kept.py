@@ -16,6 +16,11 @@ its object, under a key the caller makes of that state.
 import collections
 import threading
 
+#: The most ids (or names) a statement kept may name: those of
+#: schedulers are few and repeated, and a statement of thousands of
+#: aggregates is large.
+MOST_IDS = 64
+
 
 class Kept:
     """The statements of the last ``size`` different keys."""
@@ -25,10 +30,13 @@ class Kept:
         self._statements = collections.OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key, build):
+    def get(self, key, build, ids):
         """What is kept for ``key`` (hashable, and equal only for equal
         statements), else what ``build()`` makes (a statement, or a
-        tuple holding one and how to read its rows), kept."""
+        tuple holding one and how to read its rows), kept if it names
+        at most :data:`MOST_IDS` ``ids``."""
+        if ids > MOST_IDS:
+            return build()
         with self._lock:
             statement = self._statements.get(key)
             if statement is not None:
