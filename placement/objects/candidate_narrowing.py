@@ -600,7 +600,7 @@ def _look_up_statement(traits, uuids):
     """The statement of :func:`_look_up` of trait names ``traits`` and
     aggregate ``uuids``."""
     queries = {_CLASS: sa.select(_RC.c.name, _RC.c.id),
-               _TRAIT: name_table.select_ids(trait.TRAIT, traits)}
+               _TRAIT: name_table.select_ids(trait.TRAIT, sorted(traits))}
     if uuids:
         queries[_AGGREGATE] = aggregate.select_ids(uuids)
     return name_table.united(queries)
