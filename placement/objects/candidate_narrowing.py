@@ -23,6 +23,7 @@ from placement.objects import candidate_names
 from placement.objects import candidate_request
 from placement.objects import candidate_windows
 from placement.objects import conditions
+from placement.objects import kept
 from placement.objects import name_table
 from placement.objects import resource_class
 from placement.objects import trait
@@ -52,6 +53,10 @@ MOST_TESTS = 32
 #: ones, enough to be right: each is only a necessary condition; a
 #: probe each of 1,700 nests beyond SQLite's 1,000 levels).
 MOST_TREE_TRAITS = 8
+#: The statements of a candidates request but its trees' kept built
+#: (:mod:`placement.objects.kept`): its look-up, may_match, narrowing
+#: and anchors, each keyed by its kind and what it is built from.
+_KEPT = kept.Kept(256)
 
 
 class Narrowing:
@@ -91,6 +96,21 @@ class Narrowing:
         #: The unsuffixed group's required traits, met by its providers
         #: together.
         self.collective = collective_traits(request)
+        #: What the statements of this narrowing are built from, but
+        #: the window: the request's conditions, the ids of their names
+        #: (a name deleted and made again has another), and the sharing
+        #: providers with the request's traits they have.
+        self.built_from = (
+            tuple(map(query_of, request.groups)),
+            tuple(map(frozenset, request.root_required)),
+            frozenset(request.root_forbidden), explaining,
+            *(frozenset(ids.items()) for ids in (
+                self.trait_ids, self.aggregate_ids, self.class_ids)),
+            frozenset(self.sharing), frozenset(self.sharing_traits))
+        #: How many ids they name (:meth:`kept.Kept.get`).
+        self.ids_named = sum(map(len, (
+            self.trait_ids, self.aggregate_ids, self.class_ids,
+            self.sharing)))
         #: ``[SlotProviders]`` of the current window, unsuffixed first.
         self.slots = []
         #: ``{sharing provider id: {root id}}`` of the current window.
@@ -106,11 +126,10 @@ class Narrowing:
         """Ids of the roots in ``window`` whose tree can fill every slot,
         and whose providers for the unsuffixed group can meet its
         traits; the slots and anchors are then those of the window."""
-        tree_within = candidate_windows.within(window, _ROOT_ID)
-        self.per_provider = bool(tree_within)
+        self.per_provider = bool(candidate_windows.within(window, _ROOT_ID))
         found = {}
         for keys, groups in _one_query_each(self.request.groups):
-            found.update(zip(keys, self._group_slots(groups, tree_within),
+            found.update(zip(keys, self._group_slots(groups, window),
                              strict=True))
         self.slots = [slot._replace(group=group)
                       for group in self.request.groups
@@ -118,7 +137,7 @@ class Narrowing:
         self.anchors = _anchors(self.conn, {
             provider_id: root for provider_id, root in self.sharing.items()
             if any(provider_id in slot.roots for slot in self.slots)},
-            self.shared_by, tree_within)
+            self.shared_by, window)
         roots = None
         for slot in self.slots:
             reachable = self.reachable_roots(slot)
@@ -147,14 +166,31 @@ class Narrowing:
         :data:`MOST_TESTS` (the first ones, which is enough to be right:
         each test is only a necessary condition). With a ``limit``, the
         same statement samples :meth:`members_share` from the first id.
+        It is kept built (:data:`_KEPT`).
         """
+        if any(conditions.known_groups(group.member_of, self.aggregate_ids)
+               is None for group in self.request.groups):
+            return False
+        query, tests, sampled = _KEPT.get(
+            ('may_match', self.built_from, limit),
+            lambda: self._may_match_query(limit), self.ids_named)
+        if query is None:
+            return True
+        row = self.conn.execute(query).one()
+        if sampled:
+            self._shares[candidate_windows.FIRST_AFTER, limit] = _share(
+                limit, *row[tests:])
+        return all(row[:tests])
+
+    def _may_match_query(self, limit):
+        """``(statement, its tests, whether the first window's sample
+        follows them)`` of :meth:`may_match` (no statement: nothing to
+        ask)."""
         groups = self.request.groups
         tests = {}
         for group in groups:
             member_of = conditions.known_groups(group.member_of,
                                                 self.aggregate_ids)
-            if member_of is None:
-                return False
             for ids in map(sorted, member_of):
                 tests['aggregates', *ids] = sa.exists().where(
                     _RP_AGG.c.aggregate_id.in_(ids))
@@ -169,14 +205,12 @@ class Narrowing:
                 tests[name, amount] = conditions.could_ever_fit(
                     self.class_ids[name], amount)
         tests = list(tests.values())[:MOST_TESTS]
-        first = candidate_windows.FIRST_AFTER, limit
-        sample = self._share_sample(*first) if limit is not None else None
+        sample = (self._share_sample(candidate_windows.FIRST_AFTER, limit)
+                  if limit is not None else None)
         if not tests and sample is None:
-            return True
-        row = self.conn.execute(sa.select(*tests, *(sample or ()))).one()
-        if sample is not None:
-            self._shares[first] = _share(limit, *row[len(tests):])
-        return all(row[:len(tests)])
+            return None, 0, False
+        return (sa.select(*tests, *(sample or ())), len(tests),
+                sample is not None)
 
     def members_share(self, after, limit):
         """The :class:`candidate_windows.Share` of the providers after id
@@ -252,13 +286,58 @@ class Narrowing:
         return {root for root, indexes in met.items()
                 if len(indexes) == len(self.collective)}
 
-    def _group_slots(self, groups, tree_within):
+    def _group_slots(self, groups, window):
         """For each of ``groups``, the :class:`SlotProviders` of each of
-        its slots, from one query: the providers of the window
-        (``tree_within``), and the sharing ones, that pass the group's
-        conditions, each with a flag per slot (can it serve that slot's
-        resources on its own?) and, in the unsuffixed group, the traits
-        of its required sets that the provider has.
+        its slots, from the rows of :meth:`_group_query` (the
+        statement kept built: :data:`_KEPT`)."""
+        group = groups[0]
+        slots = slot_resources(group)
+        query = _KEPT.get(
+            (self.built_from, tuple(map(query_of, groups)), window),
+            lambda: self._group_query(
+                groups, candidate_windows.within(window, _ROOT_ID)),
+            self.ids_named)
+        if len(groups) > 1:
+            return self._slots_of_each(groups, slots[0], query)
+        collective = self.collective if not group.suffix else ()
+        collective_ids = [frozenset(self.trait_ids_of(names))
+                          for names in collective]
+        flagged = len(slots) > 1
+        found = [({}, {}) for _ in slots]
+        # One frozenset for each combination of trait sets met (keyed by
+        # the traits held): a set per provider was most of the memory of
+        # a large narrowing.
+        combinations = {}
+        traits_at = 2 + len(slots) if flagged else 2
+        for row in _rows(self.conn, query):
+            provider_id, root = int(row[0]), int(row[1])
+            serves = ([flag == '1' for flag in row[2:traits_at]] if flagged
+                      else (True,))
+            met = None
+            if collective:
+                folded = row[traits_at]
+                met = combinations.get(folded)
+                if met is None:
+                    ids = set(map(int, folded.split(','))) if folded else ()
+                    met = combinations[folded] = frozenset(
+                        index for index, trait_ids in enumerate(collective_ids)
+                        if not trait_ids.isdisjoint(ids))
+            for (roots, traits_met), serving in zip(found, serves,
+                                                    strict=True):
+                if serving:
+                    roots[provider_id] = root
+                    if collective:
+                        traits_met[provider_id] = met
+        return [[SlotProviders(group, resources, roots, traits_met)
+                 for resources, (roots, traits_met)
+                 in zip(slots, found, strict=True)]]
+
+    def _group_query(self, groups, tree_within):
+        """The statement (folded: :func:`_rows`) of the providers of the
+        window (``tree_within``), and the sharing ones, that pass the
+        conditions of ``groups``, each with a flag per slot (can it
+        serve that slot's resources on its own?) and, in the unsuffixed
+        group, the traits of its required sets that the provider has.
 
         Several groups (suffixed ones that ask the same but traits,
         :func:`_one_query_each`) have a flag each for their traits: the
@@ -285,10 +364,9 @@ class Narrowing:
             traits = [sa.or_(*trait_flags)]
         # The ids of each trait set, and the traits of them the provider
         # has, in one column however many the sets are.
-        collective_ids = [frozenset(self.trait_ids_of(names))
-                          for names in collective]
-        held = ([candidate_folding.folded_traits(
-            sorted(frozenset().union(*collective_ids)))] if collective else [])
+        held = ([candidate_folding.folded_traits(sorted(
+            frozenset().union(*map(self.trait_ids_of, collective))))]
+            if collective else [])
         query = sa.select(
             RP.c.id, _ROOT_ID, *flags, *held, *trait_flags).where(
                 *self._group_conditions(group), *traits,
@@ -306,36 +384,7 @@ class Narrowing:
                 query.where(RP.c.id.in_(sharing)))
         else:
             query = query.where(*bounds)
-        if len(groups) > 1:
-            return self._slots_of_each(groups, slots[0], query)
-        found = [({}, {}) for _ in slots]
-        # One frozenset for each combination of trait sets met (keyed by
-        # the traits held): a set per provider was most of the memory of
-        # a large narrowing.
-        combinations = {}
-        traits_at = 2 + len(flags)
-        for row in _rows(self.conn, query):
-            provider_id, root = int(row[0]), int(row[1])
-            serves = ([flag == '1' for flag in row[2:traits_at]] if flags
-                      else (True,))
-            met = None
-            if collective:
-                folded = row[traits_at]
-                met = combinations.get(folded)
-                if met is None:
-                    ids = set(map(int, folded.split(','))) if folded else ()
-                    met = combinations[folded] = frozenset(
-                        index for index, trait_ids in enumerate(collective_ids)
-                        if not trait_ids.isdisjoint(ids))
-            for (roots, traits_met), serving in zip(found, serves,
-                                                    strict=True):
-                if serving:
-                    roots[provider_id] = root
-                    if collective:
-                        traits_met[provider_id] = met
-        return [[SlotProviders(group, resources, roots, traits_met)
-                 for resources, (roots, traits_met)
-                 in zip(slots, found, strict=True)]]
+        return candidate_folding.folded_rows(query, 'id')
 
     def _slots_of_each(self, groups, resources, query):
         """The one slot of each of ``groups`` (suffixed), from the rows
@@ -479,13 +528,13 @@ def _trait_names(request):
 
 
 def _rows(conn, query):
-    """The rows of ``query`` (a provider's id and root id first) as
-    lists of text, read folded; but those of providers whose root id is
-    NULL, a broken tree (the audit reports it) that serves no candidate,
-    as upstream's joins on the root leave it out."""
+    """The rows of ``query`` (folded, :func:`candidate_folding.folded_rows`:
+    a provider's id and root id first) as lists of text; but those of
+    providers whose root id is NULL, a broken tree (the audit reports
+    it) that serves no candidate, as upstream's joins on the root leave
+    it out."""
     return (row for row in candidate_folding.unfolded_rows(
-        conn.scalars(candidate_folding.folded_rows(query, 'id')))
-        if row[1])
+        conn.scalars(query)) if row[1])
 
 
 def _one_query_each(groups):
@@ -530,20 +579,31 @@ def _look_up(conn, request):
     and the names of the inventories loaded), the traits the request
     names, with the sharing trait (a literal id lets PostgreSQL see how
     few providers have it), and the aggregates it names (unknown ones
-    left out), read in one statement (:func:`name_table.look_up`)."""
-    traits = _trait_names(request) | {_SHARES}
+    left out), read in one statement (:func:`name_table.look_up`), kept
+    built (:data:`_KEPT`)."""
+    traits = frozenset(_trait_names(request) | {_SHARES})
     uuids = set()
     for group in request.groups:
         uuids.update(group.forbidden_aggregates, *group.member_of)
-    queries = {_CLASS: sa.select(_RC.c.name, _RC.c.id),
-               _TRAIT: name_table.select_ids(trait.TRAIT, traits)}
-    if uuids:
-        queries[_AGGREGATE] = aggregate.select_ids(sorted(uuids))
-    rows = name_table.look_up(conn, queries)
+    kinds = (_CLASS, _TRAIT, *([_AGGREGATE] if uuids else []))
+    uuids = tuple(sorted(uuids))
+    rows = name_table.looked_up(conn, _KEPT.get(
+        ('look up', traits, uuids), lambda: _look_up_statement(traits, uuids),
+        len(traits) + len(uuids)), kinds)
     return (candidate_names.Names(
                 conn, {class_id: name for name, class_id in rows[_CLASS]}),
             name_table.found_and_unknown(traits, rows[_TRAIT]),
             aggregate.canonical_ids(rows.get(_AGGREGATE, ())))
+
+
+def _look_up_statement(traits, uuids):
+    """The statement of :func:`_look_up` of trait names ``traits`` and
+    aggregate ``uuids``."""
+    queries = {_CLASS: sa.select(_RC.c.name, _RC.c.id),
+               _TRAIT: name_table.select_ids(trait.TRAIT, sorted(traits))}
+    if uuids:
+        queries[_AGGREGATE] = aggregate.select_ids(uuids)
+    return name_table.united(queries)
 
 
 def _sharing_providers(conn, trait_id, trait_ids):
@@ -577,9 +637,9 @@ _SHARING = (
     .order_by(RP.c.id, _RP_AGG.c.aggregate_id))
 
 
-def _anchors(conn, sharing, shared_by, tree_within):
+def _anchors(conn, sharing, shared_by, window):
     """``{sharing provider id: {root id}}`` for the ``{id: root id}`` of
-    ``sharing``: its own root, and the roots (within the window) of the
+    ``sharing``: its own root, and the roots (within ``window``) of the
     providers in one of its aggregates (``shared_by``: the sharing
     providers of each aggregate, :func:`_sharing_providers`).
 
@@ -593,22 +653,30 @@ def _anchors(conn, sharing, shared_by, tree_within):
     per row.
     """
     anchors = {provider_id: {root} for provider_id, root in sharing.items()}
-    aggregates = sorted(
+    aggregates = tuple(sorted(
         aggregate_id for aggregate_id, providers in shared_by.items()
-        if any(provider_id in sharing for provider_id in providers))
+        if any(provider_id in sharing for provider_id in providers)))
     if not aggregates:
         return anchors
-    query = (
-        sa.select(_RP_AGG.c.aggregate_id,
-                  sa.func.aggregate_strings(
-                      candidate_folding.as_text(_ROOT_ID), ','))
-        .select_from(RP)
-        .join(_RP_AGG, _RP_AGG.c.resource_provider_id == RP.c.id)
-        .where(_RP_AGG.c.aggregate_id.in_(aggregates), *tree_within)
-        .group_by(_RP_AGG.c.aggregate_id))
-    for aggregate_id, roots in conn.execute(query):
+    for aggregate_id, roots in conn.execute(_KEPT.get(
+            ('anchors', aggregates, window),
+            lambda: _anchors_query(aggregates, window), len(aggregates))):
         roots = set(map(int, roots.split(',')))
         for provider_id in shared_by[aggregate_id]:
             if provider_id in anchors:
                 anchors[provider_id] |= roots
     return anchors
+
+
+def _anchors_query(aggregates, window):
+    """The statement of :func:`_anchors`: the roots (within ``window``)
+    of the providers of each of ``aggregates``, kept built."""
+    return (
+        sa.select(_RP_AGG.c.aggregate_id,
+                  sa.func.aggregate_strings(
+                      candidate_folding.as_text(_ROOT_ID), ','))
+        .select_from(RP)
+        .join(_RP_AGG, _RP_AGG.c.resource_provider_id == RP.c.id)
+        .where(_RP_AGG.c.aggregate_id.in_(aggregates),
+               *candidate_windows.within(window, _ROOT_ID))
+        .group_by(_RP_AGG.c.aggregate_id))

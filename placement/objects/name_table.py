@@ -59,12 +59,25 @@ def look_up(conn, queries):
     statement: a statement costs about half a millisecond of CPU
     whatever it reads, and a request often looks up names of several
     tables (classes, traits, aggregates) before its query."""
-    found = {kind: [] for kind in queries}
+    return looked_up(conn, united(queries), queries)
+
+
+def united(queries):
+    """The one statement of :func:`look_up` (None without queries),
+    which a caller may keep built and read with :func:`looked_up`."""
     parts = [query.add_columns(sa.literal(kind))
              for kind, query in queries.items()]
-    if parts:
-        for key, row_id, kind in conn.execute(
-                sa.union_all(*parts) if len(parts) > 1 else parts[0]):
+    if not parts:
+        return None
+    return sa.union_all(*parts) if len(parts) > 1 else parts[0]
+
+
+def looked_up(conn, statement, kinds):
+    """:func:`look_up`'s answer from ``statement`` (:func:`united`)
+    of the queries of ``kinds``."""
+    found = {kind: [] for kind in kinds}
+    if statement is not None:
+        for key, row_id, kind in conn.execute(statement):
             found[kind].append((key, row_id))
     return found
 

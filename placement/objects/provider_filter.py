@@ -13,6 +13,7 @@ import sqlalchemy as sa
 from placement.db import api as db_api
 from placement.objects import aggregate
 from placement.objects import conditions
+from placement.objects import kept
 from placement.objects import name_table
 from placement.objects import resource_class
 from placement.objects import resource_provider
@@ -89,11 +90,8 @@ def _named_ids(conn, filters):
             tuple(conditions.known_ids(filters.forbidden_aggregates, known)))
 
 
-#: Listing statements kept built (:func:`_listing`), and the most ids
-#: one may name to be kept: those of schedulers are few and repeated,
-#: and a statement of thousands of aggregates is large.
+#: Listing statements kept built (:func:`_listing`).
 MOST_LISTINGS = 128
-MOST_KEPT_IDS = 64
 
 
 def _listing(amounts, required, forbidden, groups, forbidden_aggregates,
@@ -109,7 +107,7 @@ def _listing(amounts, required, forbidden, groups, forbidden_aggregates,
     folded than not).
 
     Kept built for the last :data:`MOST_LISTINGS` (with at most
-    :data:`MOST_KEPT_IDS` ids): SQLAlchemy's construction of a listing
+    :data:`kept.MOST_IDS` ids): SQLAlchemy's construction of a listing
     with a look-up of aggregates and traits took as much CPU as
     running it.
     """
@@ -157,7 +155,7 @@ def list_providers(conn, filters):
         return []
     given = {'name': filters.name, 'uuid': filters.uuid,
              'in_tree': filters.in_tree}
-    build = _kept_listing if _count(*ids) <= MOST_KEPT_IDS else _listing
+    build = _kept_listing if _count(*ids) <= kept.MOST_IDS else _listing
     folded = (resource_provider.folds_listings(conn.dialect)
               and not (filters.member_of or any(
                   value is not None for value in given.values())))

@@ -22,6 +22,7 @@ from placement.objects import candidate_names
 from placement.objects import candidate_narrowing
 from placement.objects import candidate_request
 from placement.objects import candidate_windows
+from placement.objects import kept
 
 pytestmark = pytest.mark.db
 
@@ -630,6 +631,55 @@ def test_suffixed_groups_differing_by_traits_share_a_query(
               ('NIC_C', vf)),
         named(vcpu, ('NIC_A', vf), ('NIC_B', {'SRIOV_NET_VF': 2}),
               ('NIC_C', vf))])
+
+
+def test_narrowing_statements_are_built_once_for_what_is_asked(
+        sharing, monkeypatch):
+    """A request asked again runs the narrowing statements (may_match's
+    and the narrowing's) built the first time, reading the providers
+    as they are now; one asking another amount builds its own."""
+    monkeypatch.setattr(candidate_narrowing, '_KEPT', kept.Kept(8))
+    built = []
+    narrowing = candidate_narrowing.Narrowing
+    group_query, may_match_query = (narrowing._group_query,
+                                    narrowing._may_match_query)
+
+    def counted_group(narrowing, groups, tree_within):
+        built.append(('narrowing', dict(groups[0].resources)))
+        return group_query(narrowing, groups, tree_within)
+
+    def counted_may_match(narrowing, limit):
+        built.append(('may_match', narrowing.request.groups[0].resources))
+        return may_match_query(narrowing, limit)
+
+    monkeypatch.setattr(narrowing, '_group_query', counted_group)
+    monkeypatch.setattr(narrowing, '_may_match_query', counted_may_match)
+    eight, four = {'VCPU': 8}, {'VCPU': 4}
+    for _ in range(2):
+        assert sharing.allocations(Group(resources=eight)) == [
+            named(('CN1', eight)), named(('CN2', eight))]
+    assert built == [('may_match', eight), ('narrowing', eight)]
+    assert sharing.allocations(Group(resources=four)) == [
+        named(('CN1', four)), named(('CN2', four))]
+    sharing.allocate('CN1', 'VCPU', 6)
+    assert sharing.allocations(Group(resources=four)) == [
+        named(('CN2', four))]
+    assert built == [('may_match', eight), ('narrowing', eight),
+                     ('may_match', four), ('narrowing', four)]
+
+
+def test_a_trait_made_again_is_asked_by_its_new_id(world):
+    """The narrowing statement kept for a trait's old id is not the one
+    of the trait made again (its id is another)."""
+    world.provider('CN', inventory={'VCPU': 4}, traits=['CUSTOM_FAST'])
+    fast = Group(resources={'VCPU': 1}, required_traits=({'CUSTOM_FAST'},))
+    assert world.allocations(fast) == [named(('CN', {'VCPU': 1}))]
+    with world.db.writer() as conn:
+        conn.execute(sa.delete(RP_TRAIT))
+        conn.execute(sa.delete(TRAIT).where(TRAIT.c.name == 'CUSTOM_FAST'))
+        conn.execute(sa.insert(TRAIT).values(name='CUSTOM_OTHER'))
+    world.provider('CN2', inventory={'VCPU': 4}, traits=['CUSTOM_FAST'])
+    assert world.allocations(fast) == [named(('CN2', {'VCPU': 1}))]
 
 
 @pytest.fixture
