@@ -86,7 +86,8 @@ def search(conn, request, conf):
     if not narrowing.may_match(limit):
         return Found((), None, None, progress)
     trees = candidate_loading.Trees(conn, narrowing, names)
-    windows = (progress.narrowed(narrowing.narrow(window), randomize)
+    windows = (progress.narrowed(narrowing.narrow(window, trees.load_window),
+                                 randomize)
                for window in candidate_windows.windows(
                    conn, limit, randomize, progress, narrowing.members_share))
     per_root = trees.candidates_by_root(windows, limit)

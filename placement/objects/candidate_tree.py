@@ -24,6 +24,7 @@ import itertools
 import typing
 
 from placement.objects import candidate_request
+from placement.objects import capacity
 
 
 class Provider(typing.NamedTuple):
@@ -36,12 +37,38 @@ class Provider(typing.NamedTuple):
     root_id: int
     parent_uuid: str | None
     root_uuid: str
-    #: ``{class name: (capacity, used, free, max_unit)}``; capacity is
-    #: :func:`placement.objects.capacity.capacity`, ``free`` capacity
-    #: less used.
+    #: ``{class name: Inventory}``.
     inventories: dict
     #: Trait names, in the order the traits were created.
     traits: tuple
+
+
+class Inventory(typing.NamedTuple):
+    """What assembly, narrowing by capacity (:func:`serves`) and the
+    summaries need to know of one inventory of a provider."""
+
+    #: :func:`placement.objects.capacity.capacity`.
+    capacity: int
+    used: int
+    #: The capacity less what is used.
+    free: int
+    max_unit: int
+    min_unit: int = 1
+    step_size: int = 1
+
+
+def serves(provider, resources):
+    """Whether ``provider`` can serve ``resources`` (``{class name:
+    amount}``) on its own now: what the narrowing's capacity conditions
+    (:func:`placement.objects.conditions.has_capacity`) ask the
+    database, of a provider loaded."""
+    inventories = provider.inventories
+    for name, amount in resources.items():
+        inventory = inventories.get(name)
+        if (inventory is None or amount > inventory.free
+                or not capacity.allows(inventory, amount)):
+            return False
+    return True
 
 
 class Slot(typing.NamedTuple):

@@ -218,9 +218,10 @@ def test_summaries_of_flat_providers(sharing):
     found = sharing.search(Group(resources={'VCPU': 1}), limit=1)
     (summary,) = found.summaries.values()
     assert sharing.names[summary.uuid] == 'CN1'
-    assert summary.inventories == {'VCPU': (8, 3, 5.0, 8),
-                                   'MEMORY_MB': (1024, 0, 1024.0, 1024),
-                                   'DISK_GB': (1000, 0, 1000.0, 1000)}
+    # (capacity, used, free, max_unit, min_unit, step_size)
+    assert summary.inventories == {'VCPU': (8, 3, 5, 8, 1, 1),
+                                   'MEMORY_MB': (1024, 0, 1024, 1024, 1, 1),
+                                   'DISK_GB': (1000, 0, 1000, 1000, 1, 1)}
     assert summary.root_uuid == summary.uuid
     assert summary.parent_uuid is None
 
@@ -329,7 +330,7 @@ def test_summaries_hold_the_whole_tree(numa):
     child = found.summaries[numa.uuids['NUMA1_2']]
     assert child.parent_uuid == numa.uuids['CN1']
     assert child.root_uuid == numa.uuids['CN1']
-    assert child.inventories == {'VCPU': (8, 0, 8.0, 8)}
+    assert child.inventories == {'VCPU': (8, 0, 8, 8, 1, 1)}
 
 
 @pytest.fixture
@@ -569,13 +570,17 @@ def test_wide_symmetric_tree_with_a_limit(world):
 def test_one_narrowing_query_per_distinct_group(world, monkeypatch):
     """A window costs one narrowing query per distinct group: the classes
     of the unsuffixed group share one, and so do suffixed groups that
-    ask the same; each group still gets its own providers."""
+    ask the same; each group still gets its own providers. (The groups
+    name their tree: groups of resources alone make no query, see the
+    next test.)"""
     world.provider('CN', inventory={'VCPU': 4, 'MEMORY_MB': 1024})
     for child in range(3):
         world.provider(f'VF{child}', 'CN', {'SRIOV_NET_VF': 1})
     queried = _counted_narrowing_queries(monkeypatch)
-    groups = [Group(resources={'VCPU': 1, 'MEMORY_MB': 256})] + [
-        Group(str(index), {'SRIOV_NET_VF': 1}) for index in range(3)]
+    tree = world.uuids['CN']
+    groups = [Group(resources={'VCPU': 1, 'MEMORY_MB': 256}, in_tree=tree)] + [
+        Group(str(index), {'SRIOV_NET_VF': 1}, in_tree=tree)
+        for index in range(3)]
     found = world.search(*groups, group_policy='isolate')
     assert queried == [('',), ('0',)]
     assert len(found.candidates) == 6    # the VFs in every order
@@ -737,9 +742,9 @@ def _narrowed_windows(monkeypatch):
     windows = []
     narrow = candidate_narrowing.Narrowing.narrow
 
-    def counted(narrowing, window):
+    def counted(narrowing, window, load=None):
         windows.append(window)
-        return narrow(narrowing, window)
+        return narrow(narrowing, window, load)
 
     monkeypatch.setattr(candidate_narrowing.Narrowing, 'narrow', counted)
     return windows
