@@ -593,6 +593,81 @@ def test_one_narrowing_query_per_distinct_group(world, monkeypatch):
         for order in itertools.permutations(range(3))}
 
 
+def test_resources_alone_are_narrowed_on_the_trees_loaded(
+        world, monkeypatch):
+    """Groups of resources alone make no narrowing query: the providers
+    of the trees loaded (and the sharing ones) are tested in Python,
+    with the capacity rule and the unit rules of the SQL conditions."""
+    world.provider('SS', inventory={'DISK_GB': 100}, traits=[SHARES],
+                   aggregates=['aggA'])
+    world.provider('MIN_UNIT', inventory={'VCPU': {'total': 4,
+                                                   'min_unit': 2}},
+                   aggregates=['aggA'])
+    world.provider('TOO_BIG', inventory={'VCPU': {'total': 4,
+                                                  'min_unit': 3}})
+    world.provider('STEP', inventory={'VCPU': {'total': 4,
+                                               'step_size': 3}})
+    world.provider('MAX_UNIT', inventory={'VCPU': {'total': 4,
+                                                   'max_unit': 1}})
+    world.provider('USED', inventory={'VCPU': 4})
+    world.allocate('USED', 'VCPU', 3)
+    world.provider('RATIO', inventory={'VCPU': {
+        'total': 8, 'reserved': 4, 'allocation_ratio': 0.5}})
+    world.provider('FULL_ROOT', inventory={'VCPU': 1})
+    world.provider('NUMA', 'FULL_ROOT', {'VCPU': 2})
+    queried = _counted_narrowing_queries(monkeypatch)
+    assert world.allocations(Group(resources={'VCPU': 2}), limit=10) == [
+        named(('MIN_UNIT', {'VCPU': 2})), named(('NUMA', {'VCPU': 2})),
+        named(('RATIO', {'VCPU': 2}))]
+    assert world.allocations(Group(resources={'VCPU': 2, 'DISK_GB': 10})) == [
+        named(('MIN_UNIT', {'VCPU': 2}), ('SS', {'DISK_GB': 10}))]
+    assert queried == []
+
+
+MIXED_REQUESTS = [
+    dict(groups=(Group(resources={'VCPU': 2}),)),
+    dict(groups=(Group(resources={'VCPU': 1, 'DISK_GB': 5}),)),
+    dict(groups=(Group(resources={'VCPU': 1, 'DISK_GB': 5}),), nested=False),
+    dict(groups=(Group(resources={'DISK_GB': 5}),
+                 Group('1', {'VCPU': 2}), Group('2', {'VCPU': 2})),
+         group_policy='isolate'),
+    dict(groups=(Group('1', {'VCPU': 1}), Group('2', {'VCPU': 1})),
+         group_policy='none'),
+]
+
+
+@pytest.mark.parametrize('params', MIXED_REQUESTS)
+@pytest.mark.parametrize('strategy', ['depth-first', 'breadth-first'])
+def test_resources_alone_answer_as_narrowed_by_queries(
+        many_roots, monkeypatch, params, strategy):
+    """Narrowed on the trees loaded, a request of resources alone has
+    the answer the narrowing queries give it, with and without a limit
+    (units, usage and overcommitted providers included)."""
+    many_roots.provider('BIG', inventory={
+        'VCPU': {'total': 16, 'min_unit': 2, 'step_size': 2,
+                 'allocation_ratio': 1.5}, 'DISK_GB': 4})
+    many_roots.provider('BIG_NUMA', 'BIG', {'VCPU': {'total': 4,
+                                                     'max_unit': 1}})
+    many_roots.allocate('H03', 'VCPU', 2)
+    many_roots.allocate('H04_NUMA', 'VCPU', 5)      # overcommitted
+    many_roots.allocate('SS', 'DISK_GB', 90)
+
+    def answers():
+        found = []
+        for limit in (None, 1, 4, 100):
+            with many_roots.db.reader() as conn:
+                answer = allocation_candidate.get_candidates(
+                    conn, Request(limit=limit, **params),
+                    conf(strategy=strategy))
+            found.append((answer.candidates, answer.summaries))
+        return found
+    by_capacity = answers()
+    monkeypatch.setattr(candidate_narrowing, 'by_capacity_alone',
+                        lambda request: False)
+    assert by_capacity == answers()
+    assert by_capacity[0][0]
+
+
 def _counted_narrowing_queries(monkeypatch):
     """The suffixes of the groups of each narrowing query, as made."""
     queried = []
