@@ -157,14 +157,26 @@ class Narrowing:
 
     def _slots_by_capacity(self, providers):
         """The :class:`SlotProviders` of each slot of a request that asks
-        for resources alone: of ``providers`` (loaded), those that can
-        serve the slot on their own (:func:`candidate_tree.serves`).
+        for resources alone (:func:`by_capacity_alone`): of
+        ``providers`` (loaded: those of the window's trees and the
+        sharing ones), those that can serve the slot on their own
+        (:func:`candidate_tree.serves`), in a tree whose root has the
+        root traits unless they share.
 
         The trees of a window are loaded for the assembly anyway: the
         query of :meth:`_slots_by_query` read each provider's
         inventories and allocations once more (with a correlated sum
         per inventory, 10-15 ms of MariaDB's CPU for 1,000 providers).
         """
+        request = self.request
+        if request.root_required or request.root_forbidden:
+            by_id = {provider.id: provider for provider in providers}
+            providers = [
+                provider for provider in providers
+                if provider.id in self.sharing
+                or candidate_tree.meets_traits(
+                    set(by_id[provider.root_id].traits),
+                    request.root_required, request.root_forbidden)]
         return [SlotProviders(group, resources, {
                     provider.id: provider.root_id for provider in providers
                     if candidate_tree.serves(provider, resources)}, {})
@@ -503,10 +515,10 @@ class SlotProviders(typing.NamedTuple):
 
 def by_capacity_alone(request):
     """Whether every group of ``request`` asks for resources and nothing
-    else (no traits, aggregates or in_tree, nor root traits): its
-    providers are then those of the trees searched and the sharing
+    else (no traits, aggregates or in_tree; root traits may be named):
+    its providers are then those of the trees searched and the sharing
     ones that can serve the resources (:meth:`Narrowing.narrow`)."""
-    return not (request.root_required or request.root_forbidden) and all(
+    return all(
         group.resources and not (
             group.required_traits or group.forbidden_traits
             or group.member_of or group.forbidden_aggregates

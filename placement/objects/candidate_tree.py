@@ -57,6 +57,15 @@ class Inventory(typing.NamedTuple):
     step_size: int = 1
 
 
+def meets_traits(traits, required, forbidden=frozenset()):
+    """Whether the trait names ``traits`` (a set) hold one of each set
+    of ``required`` and none of ``forbidden``: what
+    :func:`placement.objects.conditions.trait_conditions` ask the
+    database."""
+    return (all(not traits.isdisjoint(names) for names in required)
+            and traits.isdisjoint(forbidden))
+
+
 def serves(provider, resources):
     """Whether ``provider`` can serve ``resources`` (``{class name:
     amount}``) on its own now: what the narrowing's capacity conditions
@@ -185,9 +194,9 @@ class _Checks:
 
     def _traits_check(self, indexes, required):
         def check(chosen):
-            traits = set().union(*(self.providers[chosen[i]].traits
-                                   for i in indexes))
-            return all(traits.intersection(names) for names in required)
+            return meets_traits(
+                set().union(*(self.providers[chosen[i]].traits
+                              for i in indexes)), required)
         return check
 
     def _subtree_check(self, indexes):

@@ -612,7 +612,8 @@ def test_resources_alone_are_narrowed_on_the_trees_loaded(
     world.provider('USED', inventory={'VCPU': 4})
     world.allocate('USED', 'VCPU', 3)
     world.provider('RATIO', inventory={'VCPU': {
-        'total': 8, 'reserved': 4, 'allocation_ratio': 0.5}})
+        'total': 8, 'reserved': 4, 'allocation_ratio': 0.5}},
+        traits=['CUSTOM_GOLD'])
     world.provider('FULL_ROOT', inventory={'VCPU': 1})
     world.provider('NUMA', 'FULL_ROOT', {'VCPU': 2})
     queried = _counted_narrowing_queries(monkeypatch)
@@ -621,6 +622,12 @@ def test_resources_alone_are_narrowed_on_the_trees_loaded(
         named(('RATIO', {'VCPU': 2}))]
     assert world.allocations(Group(resources={'VCPU': 2, 'DISK_GB': 10})) == [
         named(('MIN_UNIT', {'VCPU': 2}), ('SS', {'DISK_GB': 10}))]
+    assert world.allocations(Group(resources={'VCPU': 2}),
+                             root_required=({'CUSTOM_GOLD'},)) == [
+        named(('RATIO', {'VCPU': 2}))]
+    assert world.allocations(Group(resources={'VCPU': 2}),
+                             root_forbidden=frozenset({'CUSTOM_GOLD'})) == [
+        named(('MIN_UNIT', {'VCPU': 2})), named(('NUMA', {'VCPU': 2}))]
     assert queried == []
 
 
@@ -633,6 +640,12 @@ MIXED_REQUESTS = [
          group_policy='isolate'),
     dict(groups=(Group('1', {'VCPU': 1}), Group('2', {'VCPU': 1})),
          group_policy='none'),
+    dict(groups=(Group(resources={'VCPU': 1, 'DISK_GB': 5}),),
+         root_required=(frozenset({'HW_CPU_X86_AVX2', SHARES}),)),
+    dict(groups=(Group(resources={'DISK_GB': 5}),),
+         root_forbidden=frozenset({'HW_CPU_X86_AVX2'})),
+    dict(groups=(Group(resources={'DISK_GB': 5}),),
+         root_required=(frozenset({'HW_CPU_X86_AVX2'}),)),
 ]
 
 
