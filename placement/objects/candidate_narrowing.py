@@ -11,6 +11,7 @@ tree is loaded.
 """
 
 import collections
+import functools
 import typing
 
 import os_traits
@@ -171,17 +172,21 @@ class Narrowing:
         request = self.request
         if request.root_required or request.root_forbidden:
             by_id = {provider.id: provider for provider in providers}
-            providers = [
-                provider for provider in providers
-                if provider.id in self.sharing
-                or candidate_tree.meets_traits(
-                    set(by_id[provider.root_id].traits),
-                    request.root_required, request.root_forbidden)]
-        return [SlotProviders(group, resources, {
+            root_traits = _tested_once(lambda traits: (
+                candidate_tree.meets_traits(set(traits), request.root_required,
+                                            request.root_forbidden)))
+            providers = [provider for provider in providers
+                         if provider.id in self.sharing
+                         or root_traits(by_id[provider.root_id].traits)]
+        slots = []
+        for group in request.groups:
+            for resources in slot_resources(group):
+                serves = _tested_once(functools.partial(
+                    candidate_tree.serves, resources=resources))
+                slots.append(SlotProviders(group, resources, {
                     provider.id: provider.root_id for provider in providers
-                    if candidate_tree.serves(provider, resources)}, {})
-                for group in self.request.groups
-                for resources in slot_resources(group)]
+                    if serves(provider.inventories)}, {}))
+        return slots
 
     def may_match(self, limit=None):
         """False when the request can match nothing: a group asks for an
@@ -511,6 +516,21 @@ class SlotProviders(typing.NamedTuple):
     #: ``{provider id: frozenset of index}``: which of the unsuffixed group's
     #: required trait sets each provider meets (if the slot is of it).
     traits_met: dict
+
+
+def _tested_once(test):
+    """``test`` (of a provider's inventories or traits), made once for
+    each object tested: the providers of one model (and usage) share
+    them (:meth:`candidate_names.Names.shared`), and all live while the
+    results (by object id) do."""
+    results = {}
+
+    def tested(shared):
+        result = results.get(id(shared))
+        if result is None:
+            result = results[id(shared)] = test(shared)
+        return result
+    return tested
 
 
 def by_capacity_alone(request):

@@ -66,12 +66,12 @@ def meets_traits(traits, required, forbidden=frozenset()):
             and traits.isdisjoint(forbidden))
 
 
-def serves(provider, resources):
-    """Whether ``provider`` can serve ``resources`` (``{class name:
-    amount}``) on its own now: what the narrowing's capacity conditions
+def serves(inventories, resources):
+    """Whether a provider of ``inventories`` (those of a
+    :class:`Provider`) can serve ``resources`` (``{class name: amount}``)
+    on its own now: what the narrowing's capacity conditions
     (:func:`placement.objects.conditions.has_capacity`) ask the
     database, of a provider loaded."""
-    inventories = provider.inventories
     for name, amount in resources.items():
         inventory = inventories.get(name)
         if (inventory is None or amount > inventory.free
