@@ -134,9 +134,13 @@ class Trees:
         tree = [provider.id for provider in self.by_root[root]]
         options = []
         for slot in self.narrowing.slots:
-            reachable = tree + shared if slot.group.resources else tree
-            options.append(tuple(dict.fromkeys(
-                p for p in reachable if p in slot.roots)))
+            serving = slot.roots
+            if shared and slot.group.resources:
+                # A sharing provider of the tree is in both.
+                options.append(tuple(dict.fromkeys(
+                    [p for p in tree + shared if p in serving])))
+            else:
+                options.append(tuple([p for p in tree if p in serving]))
         return options
 
     def roots_of(self, root, candidate):
