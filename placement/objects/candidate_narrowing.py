@@ -103,8 +103,8 @@ class Narrowing:
         #: conditions are then looked up per provider
         #: (:func:`conditions.exists`).
         self.per_provider = False
-        #: Whether the request asks for resources and nothing else
-        #: (:func:`by_capacity_alone`).
+        #: Whether the request asks for resources and nothing else,
+        #: root traits aside (:func:`by_capacity_alone`).
         self.by_capacity = not explaining and by_capacity_alone(request)
 
     def narrow(self, window, load=None):
@@ -115,7 +115,8 @@ class Narrowing:
         ``load``: a function of the window that loads its trees and
         gives their providers and the sharing ones
         (:meth:`candidate_loading.Trees.load_window`); a request that
-        asks for resources alone is narrowed by a test of those
+        asks for resources alone (root traits aside) is narrowed by a
+        test of those
         (:meth:`_slots_by_capacity`) rather than by SQL.
         """
         tree_within = candidate_windows.within(window, _ROOT_ID)

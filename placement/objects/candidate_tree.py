@@ -53,8 +53,8 @@ class Inventory(typing.NamedTuple):
     #: The capacity less what is used.
     free: int
     max_unit: int
-    min_unit: int = 1
-    step_size: int = 1
+    min_unit: int
+    step_size: int
 
 
 def meets_traits(traits, required, forbidden=frozenset()):
