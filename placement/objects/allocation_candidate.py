@@ -32,6 +32,11 @@ inventory holds or a trait no provider has, is answered at once
    the unsuffixed group's required traits each provider has, so that
    roots whose providers cannot meet them together are dropped before
    their trees are loaded; and ``root_required`` is one query on roots.
+   A request whose groups ask for resources alone (root traits aside:
+   :func:`candidate_narrowing.by_capacity_alone`) makes none of these
+   queries but the sharing ones: the trees of the window are loaded
+   whole first (:meth:`candidate_loading.Trees.load_window`, as step 2
+   would), and their providers tested in Python.
 2. *Assembly*, lazily: the roots of a window are walked in order
    (shuffled when randomised), their trees loaded a batch at a
    time (:mod:`candidate_loading`, one query per batch, a row per
@@ -86,7 +91,8 @@ def search(conn, request, conf):
     if not narrowing.may_match(limit):
         return Found((), None, None, progress)
     trees = candidate_loading.Trees(conn, narrowing, names)
-    windows = (progress.narrowed(narrowing.narrow(window), randomize)
+    windows = (progress.narrowed(narrowing.narrow(window, trees.load_window),
+                                 randomize)
                for window in candidate_windows.windows(
                    conn, limit, randomize, progress, narrowing.members_share))
     per_root = trees.candidates_by_root(windows, limit)

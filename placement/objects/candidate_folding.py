@@ -13,6 +13,7 @@ import typing
 import sqlalchemy as sa
 
 from placement.db import models
+from placement.objects import candidate_tree
 from placement.objects import capacity
 
 RP = models.ResourceProvider.__table__
@@ -68,11 +69,12 @@ def unfolded_rows(strings):
 
 def folded_inventories():
     """The provider's inventories as ``class:total:reserved:ratio:
-    max_unit`` joined by ``;`` (None without any); their usage is read
-    apart (:func:`usage`)."""
+    max_unit:min_unit:step_size`` joined by ``;`` (None without any);
+    their usage is read apart (:func:`usage`)."""
     text = _joined([as_text(field) for field in (
         _INV.c.resource_class_id, _INV.c.total, _INV.c.reserved,
-        _INV.c.allocation_ratio, _INV.c.max_unit)], ':')
+        _INV.c.allocation_ratio, _INV.c.max_unit, _INV.c.min_unit,
+        _INV.c.step_size)], ':')
     return (sa.select(sa.func.aggregate_strings(text, ';'))
             .where(_INV.c.resource_provider_id == RP.c.id)
             .scalar_subquery())
@@ -93,13 +95,18 @@ class TreeRoots(typing.NamedTuple):
     low: int
     high: int
     others: list
-    #: The roots asked for.
-    asked: frozenset
+    #: The roots asked for (None: every tree read is).
+    asked: frozenset | None
 
     @property
     def ranged(self):
-        """Whether trees not asked for may be read too."""
+        """Whether the roots are a range (and a list)."""
         return self.low <= self.high
+
+    @property
+    def unasked(self):
+        """Whether trees not asked for may be read too (and dropped)."""
+        return self.ranged and self.asked is not None
 
     @classmethod
     def of(cls, dense, others=()):
@@ -114,6 +121,12 @@ class TreeRoots(typing.NamedTuple):
                     {root for root in others if not low <= root <= high}),
                     asked)
         return cls(1, 0, sorted(asked), asked)
+
+    @classmethod
+    def of_window(cls, low, high, others):
+        """The :class:`TreeRoots` of every tree whose root id is from
+        ``low`` to ``high`` (a window of roots), and of ``others``."""
+        return cls(low, high, sorted(others), None)
 
     def params(self):
         return {'low': self.low, 'high': self.high, 'others': self.others}
@@ -173,10 +186,9 @@ def folded_traits(trait_ids=None):
 
 
 def decode_inventories(folded_and_used, names):
-    """``{class: (capacity, used, free, max_unit)}`` of a folded
-    inventory string (:func:`folded_inventories`) and its provider's
-    usage (a value of :func:`usage`); ``free`` is the capacity less
-    what is used."""
+    """``{class: candidate_tree.Inventory}`` of a folded inventory
+    string (:func:`folded_inventories`) and its provider's usage (a
+    value of :func:`usage`)."""
     folded, used_by_class = folded_and_used
     inventories = {}
     if not folded:
@@ -184,12 +196,14 @@ def decode_inventories(folded_and_used, names):
     classes = names.classes
     used_by_class = dict(used_by_class)
     for inventory in folded.split(';'):
-        class_id, total, reserved, ratio, max_unit = inventory.split(':')
+        (class_id, total, reserved, ratio, max_unit, min_unit,
+         step_size) = inventory.split(':')
         class_id = int(class_id)
         limit = capacity.capacity(int(total), int(reserved), float(ratio))
         used = used_by_class.get(class_id, 0)
-        inventories[classes[class_id]] = (
-            limit, used, limit - used, int(max_unit))
+        inventories[classes[class_id]] = candidate_tree.Inventory(
+            limit, used, limit - used, int(max_unit), int(min_unit),
+            int(step_size))
     return inventories
 
 

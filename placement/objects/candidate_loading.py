@@ -16,6 +16,7 @@ from placement.db import models
 from placement.objects import candidate_folding
 from placement.objects import candidate_narrowing
 from placement.objects import candidate_tree
+from placement.objects import candidate_windows
 
 RP = models.ResourceProvider.__table__
 
@@ -75,6 +76,32 @@ class Trees:
                         root, self._options(root, shared_with[root]))
                 size = min(len(batch) * 2, MOST_BATCH)
 
+    def load_window(self, window):
+        """The providers of the trees of ``window`` (``(after, last)``
+        of :func:`candidate_windows.windows`) and the sharing ones,
+        their trees loaded whole (in one query, those not loaded yet):
+        what :meth:`candidate_narrowing.Narrowing.narrow` tests by
+        capacity alone."""
+        after, last = window
+        sharing = self.narrowing.sharing
+        others = {root for root in sharing.values()
+                  if root not in self.by_root}
+        self._remember({
+            provider.id: provider for provider in load_providers(
+                self.conn, candidate_folding.TreeRoots.of_window(
+                    candidate_windows.FIRST_AFTER if after is None
+                    else after + 1,
+                    candidate_windows.MOST_IDS if last is None else last,
+                    others), self.names).values()
+            if provider.root_id not in self.by_root})
+        providers = self.providers
+        return [*(provider for root, tree in self.by_root.items()
+                  if candidate_windows.holds(window, root)
+                  for provider in tree),
+                *(providers[provider_id]
+                  for provider_id, root in sharing.items()
+                  if not candidate_windows.holds(window, root))]
+
     def _shared_with(self):
         """``{root: [sharing provider id]}`` of the current window."""
         shared_with = collections.defaultdict(list)
@@ -107,9 +134,13 @@ class Trees:
         tree = [provider.id for provider in self.by_root[root]]
         options = []
         for slot in self.narrowing.slots:
-            reachable = tree + shared if slot.group.resources else tree
-            options.append(tuple(dict.fromkeys(
-                p for p in reachable if p in slot.roots)))
+            serving = slot.roots
+            if shared and slot.group.resources:
+                # A sharing provider of the tree is in both.
+                options.append(tuple(dict.fromkeys(
+                    [p for p in tree + shared if p in serving])))
+            else:
+                options.append(tuple([p for p in tree if p in serving]))
         return options
 
     def roots_of(self, root, candidate):
@@ -165,7 +196,7 @@ def load_providers(conn, roots, names):
             for provider_id, uuid, parent, root, inventories, traits
             in candidate_folding.unfolded_rows(
                 conn.scalars(_LOAD_TREES, roots.params()))]
-    if roots.ranged:
+    if roots.unasked:
         asked = roots.asked
         rows = [row for row in rows if row[3] in asked]
     uuids = {row[0]: row[1] for row in rows}

@@ -24,6 +24,7 @@ import itertools
 import typing
 
 from placement.objects import candidate_request
+from placement.objects import capacity
 
 
 class Provider(typing.NamedTuple):
@@ -36,12 +37,47 @@ class Provider(typing.NamedTuple):
     root_id: int
     parent_uuid: str | None
     root_uuid: str
-    #: ``{class name: (capacity, used, free, max_unit)}``; capacity is
-    #: :func:`placement.objects.capacity.capacity`, ``free`` capacity
-    #: less used.
+    #: ``{class name: Inventory}``.
     inventories: dict
     #: Trait names, in the order the traits were created.
     traits: tuple
+
+
+class Inventory(typing.NamedTuple):
+    """What assembly, narrowing by capacity (:func:`serves`) and the
+    summaries need to know of one inventory of a provider."""
+
+    #: :func:`placement.objects.capacity.capacity`.
+    capacity: int
+    used: int
+    #: The capacity less what is used.
+    free: int
+    max_unit: int
+    min_unit: int
+    step_size: int
+
+
+def meets_traits(traits, required, forbidden=frozenset()):
+    """Whether the trait names ``traits`` (a set) hold one of each set
+    of ``required`` and none of ``forbidden``: what
+    :func:`placement.objects.conditions.trait_conditions` ask the
+    database."""
+    return (all(not traits.isdisjoint(names) for names in required)
+            and traits.isdisjoint(forbidden))
+
+
+def serves(inventories, resources):
+    """Whether a provider of ``inventories`` (those of a
+    :class:`Provider`) can serve ``resources`` (``{class name: amount}``)
+    on its own now: what the narrowing's capacity conditions
+    (:func:`placement.objects.conditions.has_capacity`) ask the
+    database, of a provider loaded."""
+    for name, amount in resources.items():
+        inventory = inventories.get(name)
+        if (inventory is None or amount > inventory.free
+                or not capacity.allows(inventory, amount)):
+            return False
+    return True
 
 
 class Slot(typing.NamedTuple):
@@ -158,9 +194,9 @@ class _Checks:
 
     def _traits_check(self, indexes, required):
         def check(chosen):
-            traits = set().union(*(self.providers[chosen[i]].traits
-                                   for i in indexes))
-            return all(traits.intersection(names) for names in required)
+            return meets_traits(
+                set().union(*(self.providers[chosen[i]].traits
+                              for i in indexes)), required)
         return check
 
     def _subtree_check(self, indexes):

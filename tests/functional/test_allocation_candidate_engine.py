@@ -219,9 +219,10 @@ def test_summaries_of_flat_providers(sharing):
     found = sharing.search(Group(resources={'VCPU': 1}), limit=1)
     (summary,) = found.summaries.values()
     assert sharing.names[summary.uuid] == 'CN1'
-    assert summary.inventories == {'VCPU': (8, 3, 5.0, 8),
-                                   'MEMORY_MB': (1024, 0, 1024.0, 1024),
-                                   'DISK_GB': (1000, 0, 1000.0, 1000)}
+    # (capacity, used, free, max_unit, min_unit, step_size)
+    assert summary.inventories == {'VCPU': (8, 3, 5, 8, 1, 1),
+                                   'MEMORY_MB': (1024, 0, 1024, 1024, 1, 1),
+                                   'DISK_GB': (1000, 0, 1000, 1000, 1, 1)}
     assert summary.root_uuid == summary.uuid
     assert summary.parent_uuid is None
 
@@ -330,7 +331,7 @@ def test_summaries_hold_the_whole_tree(numa):
     child = found.summaries[numa.uuids['NUMA1_2']]
     assert child.parent_uuid == numa.uuids['CN1']
     assert child.root_uuid == numa.uuids['CN1']
-    assert child.inventories == {'VCPU': (8, 0, 8.0, 8)}
+    assert child.inventories == {'VCPU': (8, 0, 8, 8, 1, 1)}
 
 
 @pytest.fixture
@@ -570,13 +571,17 @@ def test_wide_symmetric_tree_with_a_limit(world):
 def test_one_narrowing_query_per_distinct_group(world, monkeypatch):
     """A window costs one narrowing query per distinct group: the classes
     of the unsuffixed group share one, and so do suffixed groups that
-    ask the same; each group still gets its own providers."""
+    ask the same; each group still gets its own providers. (The groups
+    name their tree: groups of resources alone make no query, see the
+    next test.)"""
     world.provider('CN', inventory={'VCPU': 4, 'MEMORY_MB': 1024})
     for child in range(3):
         world.provider(f'VF{child}', 'CN', {'SRIOV_NET_VF': 1})
     queried = _counted_narrowing_queries(monkeypatch)
-    groups = [Group(resources={'VCPU': 1, 'MEMORY_MB': 256})] + [
-        Group(str(index), {'SRIOV_NET_VF': 1}) for index in range(3)]
+    tree = world.uuids['CN']
+    groups = [Group(resources={'VCPU': 1, 'MEMORY_MB': 256}, in_tree=tree)] + [
+        Group(str(index), {'SRIOV_NET_VF': 1}, in_tree=tree)
+        for index in range(3)]
     found = world.search(*groups, group_policy='isolate')
     assert queried == [('',), ('0',)]
     assert len(found.candidates) == 6    # the VFs in every order
@@ -587,6 +592,94 @@ def test_one_narrowing_query_per_distinct_group(world, monkeypatch):
             for candidate in found.candidates} == {
         tuple(world.uuids[f'VF{child}'] for child in order)
         for order in itertools.permutations(range(3))}
+
+
+def test_resources_alone_are_narrowed_on_the_trees_loaded(
+        world, monkeypatch):
+    """Groups of resources alone make no narrowing query: the providers
+    of the trees loaded (and the sharing ones) are tested in Python,
+    with the capacity rule and the unit rules of the SQL conditions."""
+    world.provider('SS', inventory={'DISK_GB': 100}, traits=[SHARES],
+                   aggregates=['aggA'])
+    world.provider('MIN_UNIT', inventory={'VCPU': {'total': 4,
+                                                   'min_unit': 2}},
+                   aggregates=['aggA'])
+    world.provider('TOO_BIG', inventory={'VCPU': {'total': 4,
+                                                  'min_unit': 3}})
+    world.provider('STEP', inventory={'VCPU': {'total': 4,
+                                               'step_size': 3}})
+    world.provider('MAX_UNIT', inventory={'VCPU': {'total': 4,
+                                                   'max_unit': 1}})
+    world.provider('USED', inventory={'VCPU': 4})
+    world.allocate('USED', 'VCPU', 3)
+    world.provider('RATIO', inventory={'VCPU': {
+        'total': 8, 'reserved': 4, 'allocation_ratio': 0.5}},
+        traits=['CUSTOM_GOLD'])
+    world.provider('FULL_ROOT', inventory={'VCPU': 1})
+    world.provider('NUMA', 'FULL_ROOT', {'VCPU': 2})
+    queried = _counted_narrowing_queries(monkeypatch)
+    assert world.allocations(Group(resources={'VCPU': 2}), limit=10) == [
+        named(('MIN_UNIT', {'VCPU': 2})), named(('NUMA', {'VCPU': 2})),
+        named(('RATIO', {'VCPU': 2}))]
+    assert world.allocations(Group(resources={'VCPU': 2, 'DISK_GB': 10})) == [
+        named(('MIN_UNIT', {'VCPU': 2}), ('SS', {'DISK_GB': 10}))]
+    assert world.allocations(Group(resources={'VCPU': 2}),
+                             root_required=({'CUSTOM_GOLD'},)) == [
+        named(('RATIO', {'VCPU': 2}))]
+    assert world.allocations(Group(resources={'VCPU': 2}),
+                             root_forbidden=frozenset({'CUSTOM_GOLD'})) == [
+        named(('MIN_UNIT', {'VCPU': 2})), named(('NUMA', {'VCPU': 2}))]
+    assert queried == []
+
+
+MIXED_REQUESTS = [
+    dict(groups=(Group(resources={'VCPU': 2}),)),
+    dict(groups=(Group(resources={'VCPU': 1, 'DISK_GB': 5}),)),
+    dict(groups=(Group(resources={'VCPU': 1, 'DISK_GB': 5}),), nested=False),
+    dict(groups=(Group(resources={'DISK_GB': 5}),
+                 Group('1', {'VCPU': 2}), Group('2', {'VCPU': 2})),
+         group_policy='isolate'),
+    dict(groups=(Group('1', {'VCPU': 1}), Group('2', {'VCPU': 1})),
+         group_policy='none'),
+    dict(groups=(Group(resources={'VCPU': 1, 'DISK_GB': 5}),),
+         root_required=(frozenset({'HW_CPU_X86_AVX2', SHARES}),)),
+    dict(groups=(Group(resources={'DISK_GB': 5}),),
+         root_forbidden=frozenset({'HW_CPU_X86_AVX2'})),
+    dict(groups=(Group(resources={'DISK_GB': 5}),),
+         root_required=(frozenset({'HW_CPU_X86_AVX2'}),)),
+]
+
+
+@pytest.mark.parametrize('params', MIXED_REQUESTS)
+@pytest.mark.parametrize('strategy', ['depth-first', 'breadth-first'])
+def test_resources_alone_answer_as_narrowed_by_queries(
+        many_roots, monkeypatch, params, strategy):
+    """Narrowed on the trees loaded, a request of resources alone has
+    the answer the narrowing queries give it, with and without a limit
+    (units, usage and overcommitted providers included)."""
+    many_roots.provider('BIG', inventory={
+        'VCPU': {'total': 16, 'min_unit': 2, 'step_size': 2,
+                 'allocation_ratio': 1.5}, 'DISK_GB': 4})
+    many_roots.provider('BIG_NUMA', 'BIG', {'VCPU': {'total': 4,
+                                                     'max_unit': 1}})
+    many_roots.allocate('H03', 'VCPU', 2)
+    many_roots.allocate('H04_NUMA', 'VCPU', 5)      # overcommitted
+    many_roots.allocate('SS', 'DISK_GB', 90)
+
+    def answers():
+        found = []
+        for limit in (None, 1, 4, 100):
+            with many_roots.db.reader() as conn:
+                answer = allocation_candidate.get_candidates(
+                    conn, Request(limit=limit, **params),
+                    conf(strategy=strategy))
+            found.append((answer.candidates, answer.summaries))
+        return found
+    by_capacity = answers()
+    monkeypatch.setattr(candidate_narrowing, 'by_capacity_alone',
+                        lambda request: False)
+    assert by_capacity == answers()
+    assert by_capacity[0][0]
 
 
 def _counted_narrowing_queries(monkeypatch):
@@ -787,9 +880,9 @@ def _narrowed_windows(monkeypatch):
     windows = []
     narrow = candidate_narrowing.Narrowing.narrow
 
-    def counted(narrowing, window):
+    def counted(narrowing, window, load=None):
         windows.append(window)
-        return narrow(narrowing, window)
+        return narrow(narrowing, window, load)
 
     monkeypatch.setattr(candidate_narrowing.Narrowing, 'narrow', counted)
     return windows
