@@ -730,7 +730,9 @@ def test_narrowing_statements_are_built_once_for_what_is_asked(
         sharing, monkeypatch):
     """A request asked again runs the narrowing statements (may_match's
     and the narrowing's) built the first time, reading the providers
-    as they are now; one asking another amount builds its own."""
+    as they are now; one asking another amount builds its own. (A
+    forbidden trait: a request of resources alone is narrowed without
+    a statement, by_capacity_alone.)"""
     monkeypatch.setattr(candidate_narrowing, '_KEPT', kept.Kept(8))
     built = []
     narrowing = candidate_narrowing.Narrowing
@@ -748,14 +750,19 @@ def test_narrowing_statements_are_built_once_for_what_is_asked(
     monkeypatch.setattr(narrowing, '_group_query', counted_group)
     monkeypatch.setattr(narrowing, '_may_match_query', counted_may_match)
     eight, four = {'VCPU': 8}, {'VCPU': 4}
+
+    def asking(resources):
+        return Group(resources=resources,
+                     forbidden_traits=frozenset({'HW_CPU_X86_AVX2'}))
+
     for _ in range(2):
-        assert sharing.allocations(Group(resources=eight)) == [
+        assert sharing.allocations(asking(eight)) == [
             named(('CN1', eight)), named(('CN2', eight))]
     assert built == [('may_match', eight), ('narrowing', eight)]
-    assert sharing.allocations(Group(resources=four)) == [
+    assert sharing.allocations(asking(four)) == [
         named(('CN1', four)), named(('CN2', four))]
     sharing.allocate('CN1', 'VCPU', 6)
-    assert sharing.allocations(Group(resources=four)) == [
+    assert sharing.allocations(asking(four)) == [
         named(('CN2', four))]
     assert built == [('may_match', eight), ('narrowing', eight),
                      ('may_match', four), ('narrowing', four)]
