@@ -155,7 +155,7 @@ def delete_allocations(req):
 def list_for_provider(req):
     """The provider's allocations by consumer; 404 for no provider."""
     context = req.environ['placement.context']
-    provider, rows = context.db.read(
+    generation, rows = context.db.read(
         allocation_obj.of_provider, util.path_arg(req, 'uuid'))
     show_generation = microversion.at_least(
         req, microversion.CONSUMER_GENERATIONS)
@@ -166,5 +166,5 @@ def list_for_provider(req):
         if show_generation:
             entry['consumer_generation'] = row.consumer_generation
     body = {'allocations': allocations,
-            'resource_provider_generation': provider.generation}
+            'resource_provider_generation': generation}
     return util.Result(body, last_modified=name_table.newest(rows))

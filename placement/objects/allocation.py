@@ -105,22 +105,23 @@ def get_for_consumer(conn, uuid):
         .order_by(ALLOC.c.id)).all()
 
 
-def get_for_provider(conn, provider_id):
-    """The provider's allocation rows, by consumer uuid and class name.
-
-    Each row has consumer_id, consumer_generation (None for a consumer
-    without a record), resource_class, used, created_at and updated_at.
-    """
-    return conn.execute(
-        sa.select(ALLOC.c.consumer_id,
-                  CONSUMER.c.generation.label('consumer_generation'),
-                  RC.c.name.label('resource_class'), ALLOC.c.used,
-                  ALLOC.c.created_at, ALLOC.c.updated_at)
-        .select_from(
-            ALLOC.join(RC, RC.c.id == ALLOC.c.resource_class_id)
-            .outerjoin(CONSUMER, CONSUMER.c.uuid == ALLOC.c.consumer_id))
-        .where(ALLOC.c.resource_provider_id == provider_id)
-        .order_by(ALLOC.c.consumer_id, RC.c.name)).all()
+#: A provider's generation with its allocation rows, by consumer uuid
+#: and class name (see resource_provider.joined_rows): consumer_id,
+#: consumer_generation (None for a consumer without a record),
+#: resource_class, used, created_at and updated_at; one row of None
+#: allocation for a provider without any.
+_OF_PROVIDER_UUID = (
+    sa.select(RP.c.generation.label('provider_generation'),
+              ALLOC.c.consumer_id,
+              CONSUMER.c.generation.label('consumer_generation'),
+              RC.c.name.label('resource_class'), ALLOC.c.used,
+              ALLOC.c.created_at, ALLOC.c.updated_at)
+    .select_from(
+        RP.outerjoin(ALLOC, ALLOC.c.resource_provider_id == RP.c.id)
+        .outerjoin(RC, RC.c.id == ALLOC.c.resource_class_id)
+        .outerjoin(CONSUMER, CONSUMER.c.uuid == ALLOC.c.consumer_id))
+    .where(RP.c.uuid == sa.bindparam('uuid'))
+    .order_by(ALLOC.c.consumer_id, RC.c.name))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -499,6 +500,8 @@ def of_consumer(conn, uuid):
 
 
 def of_provider(conn, uuid):
-    """``(provider row, allocation rows)`` of provider ``uuid``."""
-    provider = resource_provider.get_by_uuid(conn, uuid)
-    return provider, get_for_provider(conn, provider.id)
+    """``(provider generation, allocation rows)`` of provider ``uuid``
+    (the rows of :data:`_OF_PROVIDER_UUID`), in one statement."""
+    rows = resource_provider.joined_rows(conn, _OF_PROVIDER_UUID, uuid)
+    return rows[0].provider_generation, [
+        row for row in rows if row.consumer_id is not None]

@@ -1,5 +1,5 @@
 """The round trips to the database of nova-compute's reads of one
-provider's inventories, traits and aggregates (GET
+provider's inventories, traits, aggregates and allocations (GET
 /resource_providers/{uuid}/...): one statement each, which finds the
 provider and its rows together; a missing provider is the same 404.
 """
@@ -13,6 +13,9 @@ from tests.functional import round_trips
 pytestmark = pytest.mark.db
 
 AGG = str(uuid.uuid4())
+#: Two consumers' allocations of the filled provider.
+CONSUMERS = {str(uuid.uuid4()): {'VCPU': 2, 'DISK_GB': 10},
+             str(uuid.uuid4()): {'VCPU': 1}}
 INVENTORIES = {'VCPU': {'total': 8}, 'DISK_GB': {'total': 100}}
 TRAITS = ['HW_CPU_X86_SSE', 'HW_CPU_X86_AVX2']
 
@@ -30,6 +33,12 @@ def _provider(api, filled):
                 'PUT', f'/resource_providers/{rp_uuid}/{what}', body={
                     what: values, 'resource_provider_generation': generation})
             assert response.status_int == 200, response.text
+        for consumer, resources in CONSUMERS.items():
+            response = api.request('PUT', f'/allocations/{consumer}', body={
+                'allocations': {rp_uuid: {'resources': resources}},
+                'consumer_generation': None, 'project_id': str(uuid.uuid4()),
+                'user_id': str(uuid.uuid4()), 'consumer_type': 'INSTANCE'})
+            assert response.status_int == 204, response.text
     return rp_uuid
 
 
@@ -44,7 +53,8 @@ def _read(api, rp_uuid, what):
 @pytest.mark.parametrize('filled', [True, False])
 def test_one_statement_reads_a_provider_and_its_rows(api, filled):
     rp_uuid = _provider(api, filled)
-    generation = 3 if filled else 0
+    # Three writes of the provider, then a claim by each consumer.
+    generation = 3 + len(CONSUMERS) if filled else 0
     inventories = _read(api, rp_uuid, 'inventories')
     assert inventories.status_int == 200, inventories.text
     assert inventories.json['resource_provider_generation'] == generation
@@ -59,9 +69,17 @@ def test_one_statement_reads_a_provider_and_its_rows(api, filled):
     aggregates = _read(api, rp_uuid, 'aggregates')
     assert aggregates.json == {'aggregates': [AGG] if filled else [],
                                'resource_provider_generation': generation}
+    allocations = _read(api, rp_uuid, 'allocations')
+    assert allocations.json == {
+        'allocations': {consumer: {'resources': resources,
+                                   'consumer_generation': 1}
+                        for consumer, resources in CONSUMERS.items()}
+        if filled else {},
+        'resource_provider_generation': generation}
 
 
-@pytest.mark.parametrize('what', ['inventories', 'traits', 'aggregates'])
+@pytest.mark.parametrize('what', ['inventories', 'traits', 'aggregates',
+                                  'allocations'])
 @pytest.mark.parametrize('missing', [
     # Fixed: xdist's workers must collect the same parameters.
     '7d6b1b1e-3f1c-4a55-9a35-0a6a0e0f5d11', 'not-a-uuid'])
