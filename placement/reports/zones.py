@@ -65,10 +65,11 @@ class Zones:
         ``sums`` are its columns and aggregates; ``combined(rows)`` sums
         several rows of ``sums`` as ``sums`` sums rows of ``source``.
         One GROUP BY over ``source`` per keys and set of zone aggregates
-        of its roots (:meth:`_sets`), where one per keys and one per keys
-        and zone aggregate read every row twice: the totals count each
-        set once, a zone every set of one of its aggregates (a tree in
-        two zones is in both, one in none in ``unknown``).
+        of its roots (:meth:`_sets`), rather than one for the totals and
+        one per zone aggregate, which read every row twice: the totals
+        count each set once, a zone every set holding one of its
+        aggregates (a tree in two zones is in both, one in none in
+        ``unknown``).
         """
         sets = self._sets()
         columns = [column for name, column in sets.c.items()
