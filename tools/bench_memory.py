@@ -3,7 +3,8 @@ candidates, or the reports of a large cloud.
 
     .venv/bin/python tools/bench_memory.py [--db mysql|postgresql]
         [--database-url URL] [--pythonpath TREE] [--repetitions 2]
-        [--reports NODES [--before TREE]]
+        [--reports NODES [--before TREE] [--keep-database]
+         [--reuse-database NAME]]
 
 Plants one tree in a throw-away database (one root, 10 children with 8
 VCPU each; dropped at the end) and asks a real placement-api (one
@@ -25,7 +26,9 @@ asks for each of :data:`REPORTS` in turn, the same per request
 sha256 is of the body with its ``*scraped_at`` times zeroed (the time
 of the answer). ``--before TREE`` serves each round with that tree's
 code first, then this one's, on the same database: equal digests are
-the same JSON.
+the same JSON. ``--keep-database`` keeps the planted cloud (its name
+is printed), ``--reuse-database NAME`` reads the one kept in
+``NAME_cloud`` without planting (NODES is then only a switch).
 """
 
 import argparse
@@ -142,21 +145,26 @@ def read_report(http, server, path):
                for key, value in row.items()}}
 
 
+def _plant_cloud(args, db_url):
+    db = bench_audit.open_database(db_url)
+    try:
+        started = time.perf_counter()
+        providers, consumers, _live = db.write(
+            bench_audit.plant, args.reports, args.projects)
+        bench_audit.analyze(db, db.backend)
+    finally:
+        db.dispose()
+    print(f'{providers} providers, {consumers} consumers planted in '
+          f'{time.perf_counter() - started:.0f} s', flush=True)
+
+
 def reports(args, http, workdir):
     """``--reports``: the cloud planted once, each tree's server in turn
     reading every report ``--repetitions`` times."""
     with bench.phase_database(args, workdir, 'cloud') as db_url:
         conf = bench.prepare_config(workdir, db_url, debug_timing=False)
-        db = bench_audit.open_database(db_url)
-        try:
-            started = time.perf_counter()
-            providers, consumers, _live = db.write(
-                bench_audit.plant, args.reports, args.projects)
-            bench_audit.analyze(db, db.backend)
-        finally:
-            db.dispose()
-        print(f'{providers} providers, {consumers} consumers planted in '
-              f'{time.perf_counter() - started:.0f} s', flush=True)
+        if not args.reuse_database:
+            _plant_cloud(args, db_url)
         trees = [('before', args.before)] if args.before else []
         trees.append(('after', args.pythonpath))
         for _ in range(args.repetitions):
@@ -187,9 +195,14 @@ def main():
     parser.add_argument('--before', metavar='TREE',
                         help='With --reports: serve each round with this '
                              "tree's code first.")
+    parser.add_argument('--keep-database', action='store_true',
+                        help='With --reports: keep the planted cloud '
+                             '(<prefix>_<random>_cloud).')
+    parser.add_argument('--reuse-database', metavar='NAME',
+                        help='With --reports: read the cloud kept in '
+                             'NAME_cloud instead of planting one.')
     args = parser.parse_args()
     args.server_url = args.database_url or bench.SERVERS[args.db]
-    args.reuse_database = args.keep_database = None
     args.database_name = f'{args.database_prefix}_{uuid.uuid4().hex[:8]}'
     http = urllib3.PoolManager(maxsize=4)
     workdir = tempfile.mkdtemp(prefix='placement-bench-memory-')

@@ -83,17 +83,19 @@ class _Sums:
         return (area, name) if self.selection.keeps(name, area) else None
 
     def by_zone(self, conn, zones, numbers):
-        """Two GROUP BYs: per class, and per class and zone."""
+        """One GROUP BY per class and set of zones
+        (:meth:`zones.Zones.sums`)."""
         keys = (numbers.c.resource_class_id, numbers.c.shared)
-        for row in conn.execute(
-                sa.select(*_sums(numbers), *keys).group_by(*keys)):
-            key = self.key(*row[4:])
+        totals, per_zone = zones.sums(conn, numbers, keys, _sums(numbers),
+                                      _total)
+        for group, total in totals.items():
+            key = self.key(*group)
             if key is not None:
-                self.totals[key] = row[:4]
-        for zone, *row in zones.sums(conn, numbers, keys, _sums(numbers)):
-            key = self.key(*row[4:])
-            if key is not None:
-                self.per_zone.setdefault(key, {})[zone] = row[:4]
+                self.totals[key] = total
+                self.per_zone[key] = {
+                    zone: by_group[group]
+                    for zone, by_group in per_zone.items()
+                    if group in by_group}
 
     def by_root(self, conn, root_zones, numbers):
         """One GROUP BY per class and root; zones and totals summed here.

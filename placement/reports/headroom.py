@@ -45,11 +45,17 @@ def _fits(numbers, amounts):
     return capacity.room_sql(numbers.c, numbers.c.used, amount)
 
 
+def _summed(rows):
+    """The ``sums`` of several groups, as integers."""
+    return tuple(sum(map(inventory.integer, column))
+                 for column in zip(*rows, strict=True))
+
+
 def report(conn, zones, shape, scope):
     """``{"headroom": {...}}``: the counts per zone and in total.
 
-    Two statements: the total, and the sums per zone, of a subquery with
-    one row per provider that has inventory of every requested class.
+    One statement (:meth:`zones.Zones.sums`) over a subquery with one
+    row per provider that has inventory of every requested class.
     """
     scope.check(conn)
     class_ids = resource_class.ids_by_name(conn, shape.resources)
@@ -68,18 +74,15 @@ def report(conn, zones, shape, scope):
         .subquery('providers'))
     sums = (sa.func.sum(providers.c.count),
             sa.func.sum(sa.case((providers.c.count > 0, 1), else_=0)))
-    count, with_room = conn.execute(sa.select(*sums)).one()
-    per_zone = {zone: (inventory.integer(zone_count),
-                       inventory.integer(zone_providers))
-                for zone, zone_count, zone_providers
-                in zones.sums(conn, providers, [], sums)}
+    totals, per_zone = zones.sums(conn, providers, [], sums, _summed)
+    count, with_room = totals.get((), (0, 0))
     return {'headroom': {
         'resources': dict(shape.resources),
-        'count': inventory.integer(count),
-        'providers': inventory.integer(with_room),
+        'count': count,
+        'providers': with_room,
         'per_availability_zone': [
-            {'name': zone, 'count': per_zone[zone][0],
-             'providers': per_zone[zone][1]}
+            {'name': zone, 'count': per_zone[zone][()][0],
+             'providers': per_zone[zone][()][1]}
             for zone in zones.ordered(per_zone)],
         'counted': COUNTED,
         'not_counted': NOT_COUNTED,

@@ -46,16 +46,29 @@ def _sums(conn, project_id=None):
     them all before its first project (it is sorted by usage). The rows
     are streamed (:func:`db_api.streamed`: a driver's buffer of them
     would cost more than the sums) and come by project, so that one
-    project's dict is made at a time.
+    project's dict is made at a time. The allocations are grouped by
+    project and class ids, their names joined to the groups: joined to
+    each of 660,000 allocations they cost the database about as much
+    as the rest of the statement.
     """
     project = consumer.PROJECT.c.external_id
-    query = (_allocations()
-             .add_columns(project, RC.c.name, _SHARED,
-                          sa.func.sum(_ALLOC.c.used))
-             .group_by(project, RC.c.name, _SHARED)
-             .order_by(project))
+    keys = (consumer.CONSUMER.c.project_id, _ALLOC.c.resource_class_id,
+            _SHARED)
+    groups = (sa.select(*keys, sa.func.sum(_ALLOC.c.used).label('used'))
+              .select_from(_ALLOC)
+              .join(consumer.CONSUMER,
+                    consumer.CONSUMER.c.uuid == _ALLOC.c.consumer_id))
     if project_id is not None:
-        query = query.where(project == project_id)
+        groups = groups.where(
+            consumer.CONSUMER.c.project_id
+            == sa.select(consumer.PROJECT.c.id)
+            .where(project == project_id).scalar_subquery())
+    groups = groups.group_by(*keys).subquery('usage_groups')
+    query = (sa.select(project, RC.c.name, groups.c.shared, groups.c.used)
+             .join_from(groups, consumer.PROJECT,
+                        consumer.PROJECT.c.id == groups.c.project_id)
+             .join(RC, RC.c.id == groups.c.resource_class_id)
+             .order_by(project))
     sums = {}
     for project, rows in itertools.groupby(db_api.streamed(conn, query),
                                            key=operator.itemgetter(0)):

@@ -1,0 +1,99 @@
+"""What the summed reports read: the inventories once, their totals and
+zones from the same GROUP BY (the cloud of tools/report_data.py, a
+sharing provider in both zones; reports-capacity.yaml and
+reports-headroom.yaml check the numbers)."""
+
+import pytest
+import sqlalchemy as sa
+
+from placement import throwaway
+from tools import report_data
+
+pytestmark = pytest.mark.db
+
+
+@pytest.fixture
+def application(db_url):
+    with report_data.serving(db_url) as application:
+        yield application
+
+
+def _statements_reading_inventories(application, path):
+    statements = []
+
+    def record(_conn, _cursor, statement, *_args):
+        if 'inventories' in statement:
+            statements.append(statement)
+
+    sa.event.listen(sa.engine.Engine, 'before_cursor_execute', record)
+    try:
+        report_data.call(application, 'GET', path, None)
+    finally:
+        sa.event.remove(sa.engine.Engine, 'before_cursor_execute', record)
+    return statements
+
+
+@pytest.mark.parametrize('path', [
+    '/reports/capacity',
+    '/reports/capacity?service=storage',
+    '/reports/headroom?resources=VCPU:1',
+])
+def test_totals_and_zones_are_one_pass_over_the_inventories(application,
+                                                            path):
+    assert len(_statements_reading_inventories(application, path)) == 1
+
+
+#: More zone aggregates than one BIGINT of bits holds (62 a column).
+MANY_ZONES = {f'z{n:02}': f'{n:08x}-0000-4000-8000-000000000000'
+              for n in range(64)}
+
+
+@pytest.fixture
+def many_zones(db_url):
+    application, db = throwaway.build_stack(
+        db_url, reports__availability_zones=MANY_ZONES)
+    try:
+        yield application
+    finally:
+        db.dispose()
+
+
+def _node(application, name, vcpu, zones):
+    uuid = f'{len(name):08x}-1111-4000-8000-{sum(map(ord, name)):012x}'
+    generation = report_data.call(application, 'POST', '/resource_providers',
+                                  {'name': name, 'uuid': uuid}
+                                  ).json['generation']
+    generation = report_data.call(
+        application, 'PUT', f'/resource_providers/{uuid}/inventories',
+        {'resource_provider_generation': generation,
+         'inventories': {'VCPU': {'total': vcpu}}}).json[
+             'resource_provider_generation']
+    report_data.call(
+        application, 'PUT', f'/resource_providers/{uuid}/aggregates',
+        {'resource_provider_generation': generation,
+         'aggregates': [MANY_ZONES[zone] for zone in zones]})
+
+
+def test_zones_past_the_first_column_of_bits(many_zones):
+    """z00 is the first bit of the first column, z62 and z63 the first
+    and second of the next: a tree in z00 and z63 counts in both and
+    once in the total."""
+    _node(many_zones, 'cn1', 1, ['z00'])
+    _node(many_zones, 'cn2', 2, ['z63'])
+    _node(many_zones, 'cn3', 4, ['z00', 'z63'])
+    _node(many_zones, 'cn4', 8, ['z62'])
+    _node(many_zones, 'cn5', 16, [])
+    resource, = report_data.call(
+        many_zones, 'GET', '/reports/capacity?resource=VCPU', None
+    ).json['cluster']['services'][0]['resources']
+    assert resource['capacity'] == 31
+    assert {zone['name']: zone['capacity']
+            for zone in resource['per_availability_zone']} == {
+        'z00': 5, 'z62': 8, 'z63': 6, 'unknown': 16}
+    headroom = report_data.call(
+        many_zones, 'GET', '/reports/headroom?resources=VCPU:2', None
+    ).json['headroom']
+    assert (headroom['count'], headroom['providers']) == (15, 4)
+    assert {zone['name']: zone['count']
+            for zone in headroom['per_availability_zone']} == {
+        'z63': 3, 'z00': 2, 'z62': 4, 'unknown': 8}
