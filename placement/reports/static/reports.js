@@ -272,12 +272,24 @@ async function askExplain(event) {
   }
 }
 
-// One row per finding: its count, highlighted when not 0.
+// One row per finding: its count, highlighted when not 0. A policy
+// may allow the other reports and refuse the audit: the panel then
+// says why, and the rest of the page stands.
 async function drawAudit() {
-  const {audit} = await getJSON('audit');
+  const summary = document.getElementById('audit-summary');
+  let audit;
+  try {
+    ({audit} = await getJSON('audit'));
+  } catch (error) {
+    summary.textContent = `Not shown: ${error.message}`;
+    summary.className = 'error';
+    fill('audit-table', []);
+    return;
+  }
   const findings = Object.entries(audit.findings);
   const found = findings.filter(([, finding]) => finding.count).length;
-  document.getElementById('audit-summary').textContent = audit.clean
+  summary.className = '';
+  summary.textContent = audit.clean
     ? 'Nothing found: the data adds up.'
     : `${found} of ${findings.length} findings have something to show.`;
   fill('audit-table', findings.map(([name, finding]) =>
