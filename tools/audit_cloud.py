@@ -71,6 +71,12 @@ def plant(application, db):
             resource_provider_id=provider_id(conn, report_data.CN1),
             resource_class_id=class_id(conn, 'MEMORY_MB'),
             consumer_id=C7, used=128))
+        # No foreign key holds an allocation to its provider: one of a
+        # provider deleted under it names none.
+        conn.execute(sa.insert(ALLOC).values(
+            resource_provider_id=MISSING,
+            resource_class_id=class_id(conn, 'DISK_GB'),
+            consumer_id=report_data.C3, used=3))
         conn.execute(sa.insert(CONSUMER).values(
             uuid=C6, generation=0,
             project_id=conn.scalar(sa.select(PROJECT.c.id).where(
@@ -97,7 +103,9 @@ PLANTED = {
          'resource_class': 'VCPU', 'used': 7, 'capacity': 4}],
     'allocations_without_inventory': [
         {'consumer_uuid': report_data.C3, 'provider_uuid': report_data.NUMA0,
-         'resource_class': 'DISK_GB', 'used': 5}],
+         'resource_class': 'DISK_GB', 'used': 5},
+        {'consumer_uuid': report_data.C3, 'provider_uuid': None,
+         'resource_class': 'DISK_GB', 'used': 3}],
     'consumers_in_several_trees': [
         {'consumer_uuid': C5, 'consumer_type': 'MIGRATION', 'trees': 2}],
     'consumers_without_allocations': [

@@ -126,11 +126,12 @@ def load(app):
 
 
 @contextlib.contextmanager
-def serving(db_url):
+def serving(db_url, **overrides):
     """The application (noauth2, zones az1 and az2) over the loaded cloud,
-    on the migrated database ``db_url``."""
+    on the migrated database ``db_url``; ``overrides`` are more
+    configuration, as :func:`placement.throwaway.build_stack` takes them."""
     application, db = throwaway.build_stack(
-        db_url, reports__availability_zones=ZONES)
+        db_url, reports__availability_zones=ZONES, **overrides)
     try:
         load(application)
         yield application

@@ -8,8 +8,12 @@ traits on roots and children, and allocations; a query mixes the
 parameters explain explains: resources, granular groups, required,
 forbidden and ``in:`` traits, member_of (and ``!``), in_tree,
 root_required, same_subtree with resourceless groups, group_policy.
+
+``PLACEMENT_EXPLAIN_WORLDS=N`` makes N worlds (seeds 0 to N-1) instead
+of the 6 of every run, to search longer for a mismatch.
 """
 
+import os
 import random
 import urllib.parse
 import uuid
@@ -18,7 +22,7 @@ import pytest
 
 pytestmark = pytest.mark.db
 
-WORLDS = 6
+WORLDS = int(os.environ.get('PLACEMENT_EXPLAIN_WORLDS', 6))
 QUERIES = 30
 TRAITS = ['CUSTOM_A', 'CUSTOM_B', 'CUSTOM_C']
 SHARES = 'MISC_SHARES_VIA_AGGREGATE'

@@ -144,13 +144,23 @@ def _explain_document(application, query):
     return response.json['explain']
 
 
-def test_explain_form_draws_the_funnels_and_the_misses(application, page):
+def _explain_in_the_form(page, resources, groups='', required='',
+                         member_of=''):
+    """Fill the explain form and submit it."""
     field = page.find_element(By.ID, 'explain-resources')
     field.clear()
-    field.send_keys('MEMORY_MB:5000')
-    page.find_element(By.ID, 'explain-groups').send_keys(
-        'resources1=VCPU:1,CUSTOM_LICENSE:1&group_policy=none')
+    field.send_keys(resources)
+    for name, value in (('explain-groups', groups),
+                        ('explain-required', required),
+                        ('explain-member-of', member_of)):
+        page.find_element(By.ID, name).send_keys(value)
     page.find_element(By.CSS_SELECTOR, '#explain-form button').click()
+
+
+def test_explain_form_draws_the_funnels_and_the_misses(application, page):
+    _explain_in_the_form(
+        page, 'MEMORY_MB:5000',
+        groups='resources1=VCPU:1,CUSTOM_LICENSE:1&group_policy=none')
     result = page.find_element(By.ID, 'explain-result')
     ui.WebDriverWait(page, report_browser.WAIT_SECONDS).until(
         expected_conditions.visibility_of(result))
@@ -183,10 +193,7 @@ def test_explain_form_draws_the_funnels_and_the_misses(application, page):
 
 def test_explain_form_shows_what_an_impossible_amount_left_uncounted(
         application, page):
-    field = page.find_element(By.ID, 'explain-resources')
-    field.clear()
-    field.send_keys('VCPU:1,PCI_DEVICE:1')
-    page.find_element(By.CSS_SELECTOR, '#explain-form button').click()
+    _explain_in_the_form(page, 'VCPU:1,PCI_DEVICE:1')
     decided = page.find_element(By.ID, 'explain-decided')
     ui.WebDriverWait(page, report_browser.WAIT_SECONDS).until(
         expected_conditions.visibility_of(decided))
@@ -203,6 +210,51 @@ def test_explain_form_shows_what_an_impossible_amount_left_uncounted(
         ('group (unsuffixed) VCPU:1', stage, 'not counted')
         for stage in explain['groups'][0]['uncounted']]
     assert explain['groups'][0]['uncounted'] == ['inventory', 'capacity']
+
+
+def test_explain_form_sends_required_and_member_of(application, page):
+    _explain_in_the_form(
+        page, 'VCPU:1', required='HW_CPU_X86_AVX2',
+        member_of=f'in:{report_data.AZ1},{report_data.AZ2}')
+    result = page.find_element(By.ID, 'explain-result')
+    ui.WebDriverWait(page, report_browser.WAIT_SECONDS).until(
+        expected_conditions.visibility_of(result))
+    explain = _explain_document(
+        application, f'resources=VCPU:1&required=HW_CPU_X86_AVX2'
+        f'&member_of=in:{report_data.AZ1},{report_data.AZ2}')
+    assert page.find_element(By.ID, 'explain-count').text == str(
+        explain['candidates']) == '1'
+    # The unsuffixed group's traits are met by its providers together:
+    # a stage of the trees' funnel; its aggregates, of the group's.
+    stages = [(row.get_attribute('data-of'), row.get_attribute('data-stage'),
+               cell_numbers(row)['count'])
+              for row in page.find_elements(By.CSS_SELECTOR,
+                                            '#explain-funnel tbody tr')]
+    assert stages == [
+        (of, stage['stage'], stage['count'])
+        for of, funnel in (('trees', explain['funnel']),
+                           ('group (unsuffixed) VCPU:1',
+                            explain['groups'][0]['funnel']))
+        for stage in funnel]
+    assert ('trees', 'required_together', 1) in stages
+    assert ('group (unsuffixed) VCPU:1', 'member_of', 2) in stages
+    assert [item.text for item in page.find_elements(
+        By.CSS_SELECTOR, '#explain-misses li')] == [
+        miss['sentence'] for miss in explain['misses']]
+
+
+def test_explain_form_shows_a_refused_query(page):
+    _explain_in_the_form(page, 'VCPU:1', groups='required1=HW_CPU_X86_AVX2')
+    ui.WebDriverWait(page, report_browser.WAIT_SECONDS).until(
+        lambda driver: 'same_subtree' in driver.find_element(
+            By.ID, 'status').text)
+    status = page.find_element(By.ID, 'status')
+    assert status.text.startswith('400 ')
+    assert status.text.endswith(
+        'Resourceless suffixed group request should be specified in '
+        '`same_subtree` query param: bad group(s) - 1.')
+    assert status.get_attribute('class') == 'error'
+    assert not page.find_element(By.ID, 'explain-result').is_displayed()
 
 
 def test_the_page_breaks_none_of_its_security_policy(page):
@@ -284,3 +336,22 @@ def test_audit_panel_shows_the_counts(application, db):
             == (2, True)
         assert browser.find_element(By.ID, 'audit-summary').text == (
             '11 of 11 findings have something to show.')
+
+
+def test_a_refused_audit_fails_its_panel_alone(db_url, tmp_path):
+    """A policy that allows the capacity report and refuses the audit:
+    the page loads, and the audit panel says why it shows nothing."""
+    policy_file = tmp_path / 'policy.yaml'
+    policy_file.write_text('"placement:reports:audit": "!"\n')
+    refused = {'oslo_policy__policy_file': str(policy_file)}
+    with report_data.serving(db_url, **refused) as application, \
+            report_browser.loaded_page(application) as browser:
+        assert browser.find_element(By.ID, 'status').text.startswith(
+            'loaded ')
+        assert browser.find_elements(By.CSS_SELECTOR,
+                                     '#capacity-table tbody tr')
+        summary = browser.find_element(By.ID, 'audit-summary')
+        assert summary.text.startswith('Not shown: 403 ')
+        assert 'placement:reports:audit' in summary.text
+        assert summary.get_attribute('class') == 'error'
+        assert audit_counts(browser) == {}
