@@ -32,7 +32,8 @@ inventory holds or a trait no provider has, is answered at once
    the unsuffixed group's required traits each provider has, so that
    roots whose providers cannot meet them together are dropped before
    their trees are loaded; and ``root_required`` is one query on roots.
-   A request whose groups ask for resources alone (root traits aside:
+   A request whose groups ask for resources alone (root and forbidden
+   traits aside:
    :func:`candidate_narrowing.by_capacity_alone`) makes none of these
    queries but the sharing ones: the trees of the window are loaded
    whole first (:meth:`candidate_loading.Trees.load_window`, as step 2

@@ -137,11 +137,16 @@ class Narrowing:
         (:meth:`candidate_loading.Trees.load_window`); a request that
         asks for resources alone (root traits aside) is narrowed by a
         test of those
-        (:meth:`_slots_by_capacity`) rather than by SQL.
+        (:meth:`_slots_by_capacity`) rather than by SQL, until a window
+        of which fewer than half the trees can serve.
         """
         self.per_provider = bool(candidate_windows.within(window, _ROOT_ID))
+        loaded = None
         if self.by_capacity and load is not None:
-            self.slots = self._slots_by_capacity(load(window))
+            providers = load(window)
+            loaded = {provider.root_id for provider in providers
+                      if candidate_windows.holds(window, provider.root_id)}
+            self.slots = self._slots_by_capacity(providers)
         else:
             self.slots = self._slots_by_query(window)
         self.anchors = _anchors(self.conn, {
@@ -161,8 +166,14 @@ class Narrowing:
             # Otherwise a slot reaches only the roots of its own
             # providers, which have the root traits: its query checked.
             roots &= self.roots_with_root_traits(window)
-        return {root for root in roots
-                if candidate_windows.holds(window, root)}
+        roots = {root for root in roots
+                 if candidate_windows.holds(window, root)}
+        if loaded is not None and len(roots) < len(loaded) / 2:
+            # Most trees of the window cannot serve (a busy cloud): they
+            # were loaded for nothing, where the query loads only those
+            # that can. The later windows are narrowed by it.
+            self.by_capacity = False
+        return roots
 
     def _slots_by_query(self, window):
         """The :class:`SlotProviders` of each slot, from a query each
@@ -181,8 +192,9 @@ class Narrowing:
         for resources alone (:func:`by_capacity_alone`): of
         ``providers`` (loaded: those of the window's trees and the
         sharing ones), those that can serve the slot on their own
-        (:func:`candidate_tree.serves`), in a tree whose root has the
-        root traits unless they share.
+        (:func:`candidate_tree.serves`) and lack the group's forbidden
+        traits, in a tree whose root has the root traits unless they
+        share.
 
         The trees of a window are loaded for the assembly anyway: the
         query of :meth:`_slots_by_query` read each provider's
@@ -200,11 +212,18 @@ class Narrowing:
                          or root_traits(by_id[provider.root_id].traits)]
         slots = []
         for group in request.groups:
+            lacking = providers
+            if group.forbidden_traits:
+                lacks = _tested_once(lambda traits, forbidden=(
+                    group.forbidden_traits): candidate_tree.meets_traits(
+                        set(traits), (), forbidden))
+                lacking = [provider for provider in providers
+                           if lacks(provider.traits)]
             for resources in slot_resources(group):
                 serves = _tested_once(functools.partial(
                     candidate_tree.serves, resources=resources))
                 slots.append(SlotProviders(group, resources, {
-                    provider.id: provider.root_id for provider in providers
+                    provider.id: provider.root_id for provider in lacking
                     if serves(provider.inventories)}, {}))
         return slots
 
@@ -585,14 +604,16 @@ def _tested_once(test):
 
 def by_capacity_alone(request):
     """Whether every group of ``request`` asks for resources and nothing
-    else (no traits, aggregates or in_tree; root traits may be named):
-    its providers are then those of the trees searched and the sharing
-    ones that can serve the resources (:meth:`Narrowing.narrow`)."""
+    else but forbidden traits (no required traits, aggregates or
+    in_tree; root traits may be named): its providers are then those of
+    the trees searched and the sharing ones that can serve the
+    resources and lack the forbidden traits (:meth:`Narrowing.narrow`;
+    nova asks ``required=!COMPUTE_STATUS_DISABLED`` with every
+    flavor)."""
     return all(
         group.resources and not (
-            group.required_traits or group.forbidden_traits
-            or group.member_of or group.forbidden_aggregates
-            or group.in_tree is not None)
+            group.required_traits or group.member_of
+            or group.forbidden_aggregates or group.in_tree is not None)
         for group in request.groups)
 
 

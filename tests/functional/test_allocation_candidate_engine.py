@@ -647,6 +647,15 @@ MIXED_REQUESTS = [
          root_forbidden=frozenset({'HW_CPU_X86_AVX2'})),
     dict(groups=(Group(resources={'DISK_GB': 5}),),
          root_required=(frozenset({'HW_CPU_X86_AVX2'}),)),
+    # Forbidden traits are a provider's own: the NUMA children of the
+    # AVX2 roots lack it, the sharing disk too.
+    dict(groups=(Group(resources={'VCPU': 1, 'DISK_GB': 5},
+                       forbidden_traits=frozenset({'HW_CPU_X86_AVX2'})),)),
+    dict(groups=(Group(resources={'DISK_GB': 5},
+                       forbidden_traits=frozenset({SHARES})),)),
+    dict(groups=(Group('1', {'VCPU': 1},
+                       forbidden_traits=frozenset({'HW_CPU_X86_AVX2'})),
+                 Group('2', {'DISK_GB': 5})), group_policy='none'),
 ]
 
 
@@ -730,9 +739,11 @@ def test_narrowing_statements_are_built_once_for_what_is_asked(
         sharing, monkeypatch):
     """A request asked again runs the narrowing statements (may_match's
     and the narrowing's) built the first time, reading the providers
-    as they are now; one asking another amount builds its own. (A
-    forbidden trait: a request of resources alone is narrowed without
-    a statement, by_capacity_alone.)"""
+    as they are now; one asking another amount builds its own. (Of
+    the narrowing by statements: a request of resources alone is
+    narrowed without, by_capacity_alone.)"""
+    monkeypatch.setattr(candidate_narrowing, 'by_capacity_alone',
+                        lambda request: False)
     monkeypatch.setattr(candidate_narrowing, '_KEPT', kept.Kept(8))
     built = []
     narrowing = candidate_narrowing.Narrowing
@@ -751,18 +762,14 @@ def test_narrowing_statements_are_built_once_for_what_is_asked(
     monkeypatch.setattr(narrowing, '_may_match_query', counted_may_match)
     eight, four = {'VCPU': 8}, {'VCPU': 4}
 
-    def asking(resources):
-        return Group(resources=resources,
-                     forbidden_traits=frozenset({'HW_CPU_X86_AVX2'}))
-
     for _ in range(2):
-        assert sharing.allocations(asking(eight)) == [
+        assert sharing.allocations(Group(resources=eight)) == [
             named(('CN1', eight)), named(('CN2', eight))]
     assert built == [('may_match', eight), ('narrowing', eight)]
-    assert sharing.allocations(asking(four)) == [
+    assert sharing.allocations(Group(resources=four)) == [
         named(('CN1', four)), named(('CN2', four))]
     sharing.allocate('CN1', 'VCPU', 6)
-    assert sharing.allocations(asking(four)) == [
+    assert sharing.allocations(Group(resources=four)) == [
         named(('CN2', four))]
     assert built == [('may_match', eight), ('narrowing', eight),
                      ('may_match', four), ('narrowing', four)]
@@ -798,6 +805,29 @@ def many_roots(world, monkeypatch):
             world.provider(f'H{index:02}_NUMA', f'H{index:02}',
                            {'VCPU': 4})
     return world
+
+
+def test_a_busy_cloud_is_narrowed_by_queries_after_a_window_of_few(
+        many_roots, monkeypatch):
+    """Once most trees of a window cannot serve (a busy cloud), the
+    later windows are narrowed by the query, which loads only the trees
+    that can; the answers are those of the queries alone."""
+    for index in range(10):
+        many_roots.allocate(f'H{index:02}', 'VCPU', 2)
+        if index % 2 == 0:
+            many_roots.allocate(f'H{index:02}_NUMA', 'VCPU', 4)
+    two = Group(resources={'VCPU': 2})
+    queried = _counted_narrowing_queries(monkeypatch)
+    found = [many_roots.allocations(two, limit=limit)
+             for limit in (1, 2, 4, None)]
+    assert queried
+    monkeypatch.setattr(candidate_narrowing, 'by_capacity_alone',
+                        lambda request: False)
+    assert found == [many_roots.allocations(two, limit=limit)
+                     for limit in (1, 2, 4, None)]
+    assert found[2] == sorted([
+        named(('H10', {'VCPU': 2})), named(('H10_NUMA', {'VCPU': 2})),
+        named(('H11', {'VCPU': 2}))])
 
 
 WINDOW_REQUESTS = [
