@@ -135,8 +135,8 @@ class Narrowing:
         ``load``: a function of the window that loads its trees and
         gives their providers and the sharing ones
         (:meth:`candidate_loading.Trees.load_window`); a request that
-        asks for resources alone (root traits aside) is narrowed by a
-        test of those
+        asks for resources alone (root and forbidden traits aside) is
+        narrowed by a test of those
         (:meth:`_slots_by_capacity`) rather than by SQL, until a window
         of which fewer than half the trees can serve.
         """
