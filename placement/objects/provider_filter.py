@@ -6,7 +6,6 @@ providers.
 """
 
 import dataclasses
-import functools
 
 import sqlalchemy as sa
 
@@ -90,8 +89,8 @@ def _named_ids(conn, filters):
             tuple(conditions.known_ids(filters.forbidden_aggregates, known)))
 
 
-#: Listing statements kept built (:func:`_listing`).
-MOST_LISTINGS = 128
+#: Listing statements kept built (:func:`_listing`), the last 128.
+_KEPT = kept.Kept(128)
 
 
 def _listing(amounts, required, forbidden, groups, forbidden_aggregates,
@@ -106,8 +105,8 @@ def _listing(amounts, required, forbidden, groups, forbidden_aggregates,
     (1,000 providers of one aggregate or a few of a tree cost more
     folded than not).
 
-    Kept built for the last :data:`MOST_LISTINGS` (with at most
-    :data:`kept.MOST_IDS` ids): SQLAlchemy's construction of a listing
+    Kept built (:data:`_KEPT`, with at most :data:`kept.MOST_IDS`
+    ids): SQLAlchemy's construction of a listing
     with a look-up of aggregates and traits took as much CPU as
     running it.
     """
@@ -132,9 +131,6 @@ def _listing(amounts, required, forbidden, groups, forbidden_aggregates,
     return listing
 
 
-_kept_listing = functools.lru_cache(MOST_LISTINGS)(_listing)
-
-
 def _count(amounts, required, forbidden, groups, forbidden_aggregates):
     """How many ids (of :func:`_named_ids`) a listing names."""
     return (len(amounts) + sum(map(len, required)) + len(forbidden)
@@ -155,12 +151,13 @@ def list_providers(conn, filters):
         return []
     given = {'name': filters.name, 'uuid': filters.uuid,
              'in_tree': filters.in_tree}
-    build = _kept_listing if _count(*ids) <= kept.MOST_IDS else _listing
     folded = (resource_provider.folds_listings(conn.dialect)
               and not (filters.member_of or any(
                   value is not None for value in given.values())))
-    listing = build(*ids, *(value is not None for value in given.values()),
-                    folded)
+    arguments = (*ids, *(value is not None for value in given.values()),
+                 folded)
+    listing = _KEPT.get(arguments, lambda: _listing(*arguments),
+                        _count(*ids))
     rows = db_api.streamed(conn, listing, {
         name: value for name, value in given.items() if value is not None})
     if folded:
