@@ -627,6 +627,9 @@ class _TreeFunnel:
         self.via_sharing = self.with_candidates = self.candidates = 0
         #: ``{root id: (stage, details)}`` of the trees missed so far.
         self.failed = {}
+        #: Roots of which a provider serves a slot (not only sharing
+        #: providers of other trees): a candidate must use one.
+        self.owned = set()
 
     def search(self, most):
         """Every stage, and the first ``most`` misses."""
@@ -637,6 +640,7 @@ class _TreeFunnel:
         self.via_sharing = sum(
             1 for root in reached
             if any(root not in roots for roots in own))
+        self.owned = set().union(*own)
         self.passed = [(GROUPS, reached)]
         for stage, roots in self.meeting.items():
             self.passed.append((stage, self.passed[-1][1] & roots))
@@ -760,8 +764,18 @@ class _TreeFunnel:
             if stage not in self.meeting:
                 for root in sorted(previous - roots)[
                         :max(most - len(self.failed), 0)]:
-                    self.failed[root] = (stage, {'subject': None})
+                    self.failed[root] = (stage, self._stage_details(
+                        stage, root))
             previous = roots
+
+    def _stage_details(self, stage, root):
+        """The details of ``root``'s tree failing assembly rule
+        ``stage``: of :data:`COMBINED`, whether a provider of its own
+        serves a slot (a tree reached only through sharing providers
+        has none, and their candidates are those of their own trees)."""
+        if stage == COMBINED:
+            return {'subject': None, 'own_providers': root in self.owned}
+        return {'subject': None}
 
     def _unmet_together(self, root):
         """The trait sets (sorted names) of the unsuffixed group that

@@ -84,6 +84,10 @@ def sentence(miss):
     elif kind == explain_obj.REQUIRED_TOGETHER:
         words = 'tree lacks trait ' + ' and '.join(
             ' or '.join(names) for names in subject)
+    elif kind == explain_obj.COMBINED and not details['own_providers']:
+        words = ('tree: none of its own providers serves the request (the '
+                 'sharing providers that do are candidates of their own '
+                 'trees)')
     else:
         words = f'tree: {_STAGE_WORDS[kind]}'
     if miss.group is not None and kind != explain_obj.GROUPS:
@@ -153,6 +157,51 @@ def _list_of(properties):
         'additionalProperties': False, 'properties': properties}}
 
 
+_STRING = {'type': 'string'}
+_STRINGS = {'type': 'array', 'items': _STRING}
+
+
+def _details(subject, **more):
+    """Schema: a miss's details, ``subject`` and ``more``."""
+    properties = {'subject': subject, **more}
+    return {'type': 'object', 'required': list(properties),
+            'additionalProperties': False, 'properties': properties}
+
+
+#: The schema of a miss's details by its kind.
+_DETAILS = {
+    explain_obj.INVENTORY: _details(_STRING),
+    explain_obj.CAPACITY: _details(
+        _STRING, asked=_INTEGER, capacity=_INTEGER, used=_INTEGER,
+        free=_INTEGER, over_capacity=_INTEGER, min_unit=_INTEGER,
+        max_unit=_INTEGER, step_size=_INTEGER),
+    explain_obj.REQUIRED: _details(_STRINGS),
+    explain_obj.FORBIDDEN: _details(_STRING),
+    explain_obj.MEMBER_OF: _details(_STRINGS),
+    explain_obj.FORBIDDEN_AGGREGATE: _details(_STRING),
+    explain_obj.IN_TREE: _details(_STRING),
+    explain_obj.GROUPS: _details(_STRING, resources=_RESOURCES),
+    # The assembly rules name no subject (their order kept).
+    **{kind: _details({'type': 'null'}) for kind in _STAGE_WORDS},
+    explain_obj.REQUIRED_TOGETHER: _details(
+        {'type': 'array', 'items': _STRINGS}),
+    explain_obj.COMBINED: _details({'type': 'null'},
+                                   own_providers={'type': 'boolean'}),
+}
+
+_MISSES = _list_of({
+    'provider': {
+        'type': 'object',
+        'required': ['uuid', 'name'],
+        'properties': {'uuid': _STRING, 'name': _STRING}},
+    'group': {'type': ['string', 'null']},
+    'kind': {'type': 'string', 'enum': list(_DETAILS)},
+    'details': {'type': 'object'},
+    'sentence': _STRING})
+_MISSES['items']['oneOf'] = [
+    {'properties': {'kind': {'const': kind}, 'details': details}}
+    for kind, details in _DETAILS.items()]
+
 #: The response schema (the OpenAPI document and the contract test).
 SCHEMA = {'type': 'object', 'required': ['explain'],
           'additionalProperties': False, 'properties': {'explain': {
@@ -179,22 +228,6 @@ SCHEMA = {'type': 'object', 'required': ['explain'],
                       'amount': _INTEGER,
                       'providers': _INTEGER,
                       'sentence': {'type': 'string'}}),
-                  'misses': _list_of({
-                      'provider': {
-                          'type': 'object',
-                          'required': ['uuid', 'name'],
-                          'properties': {
-                              'uuid': {'type': 'string'},
-                              'name': {'type': 'string'}}},
-                      'group': {'type': ['string', 'null']},
-                      'kind': {'type': 'string', 'enum': [
-                          explain_obj.INVENTORY, explain_obj.CAPACITY,
-                          explain_obj.REQUIRED, explain_obj.FORBIDDEN,
-                          explain_obj.MEMBER_OF,
-                          explain_obj.FORBIDDEN_AGGREGATE,
-                          explain_obj.IN_TREE, explain_obj.GROUPS,
-                          *_STAGE_WORDS]},
-                      'details': {'type': 'object'},
-                      'sentence': {'type': 'string'}}),
+                  'misses': _MISSES,
                   'counted': {'type': 'string'},
               }}}}
