@@ -4,7 +4,7 @@ candidates, or the reports of a large cloud.
     .venv/bin/python tools/bench_memory.py [--db mysql|postgresql]
         [--database-url URL] [--pythonpath TREE] [--repetitions 2]
         [--reports NODES [--before TREE] [--keep-database]
-         [--reuse-database NAME]]
+         [--reuse-database NAME] [--report PATH ...]]
 
 Plants one tree in a throw-away database (one root, 10 children with 8
 VCPU each; dropped at the end) and asks a real placement-api (one
@@ -29,6 +29,7 @@ code first, then this one's, on the same database: equal digests are
 the same JSON. ``--keep-database`` keeps the planted cloud (its name
 is printed), ``--reuse-database NAME`` reads the one kept in
 ``NAME_cloud`` without planting (NODES is then only a switch).
+``--report PATH`` (repeatable) reads only those of the reports.
 """
 
 import argparse
@@ -171,7 +172,7 @@ def reports(args, http, workdir):
             for label, tree in trees:
                 with bench.running_server(conf, workdir, args, http,
                                           tree, 1, 1) as server:
-                    for path in REPORTS:
+                    for path in args.report or REPORTS:
                         print({'tree': label,
                                **read_report(http, server, path)},
                               flush=True)
@@ -201,6 +202,9 @@ def main():
     parser.add_argument('--reuse-database', metavar='NAME',
                         help='With --reports: read the cloud kept in '
                              'NAME_cloud instead of planting one.')
+    parser.add_argument('--report', action='append', metavar='PATH',
+                        help='With --reports: read only this report '
+                             '(repeatable; default: each of REPORTS).')
     args = parser.parse_args()
     args.server_url = args.database_url or bench.SERVERS[args.db]
     args.database_name = f'{args.database_prefix}_{uuid.uuid4().hex[:8]}'
