@@ -1,9 +1,9 @@
 """The middlewares that only pass a request on are plain WSGI layers.
 
-The authentication of noauth2, the fault wrapper and the microversion
-negotiation hand the next application's answer on as it came: no webob
-``Response`` of their own per request (a ``wsgify`` layer made two),
-and their own errors still the API's error documents.
+The request ids, the authentication of noauth2, the fault wrapper and
+the microversion negotiation hand the next application's answer on as
+it came: no webob ``Response`` of their own per request (a ``wsgify``
+layer made two), and their own errors still the API's error documents.
 """
 
 import json
@@ -15,6 +15,7 @@ from placement import auth
 from placement import fault_wrap
 from placement import microversion
 from placement import microversion_middleware
+from placement import request_ids
 
 _BODY = [b'{"a": ', b'1}']
 _HEADERS = [('Content-Type', 'application/json'),
@@ -51,7 +52,7 @@ def responses_made(monkeypatch):
 
 
 @pytest.mark.parametrize('layer', [
-    auth.NoAuthMiddleware, fault_wrap.FaultWrapper,
+    request_ids.RequestId, auth.NoAuthMiddleware, fault_wrap.FaultWrapper,
     microversion_middleware.MicroversionMiddleware])
 def test_a_passing_layer_makes_no_response(layer, responses_made):
     started, body, _environ = _call(layer(_inner),
@@ -114,3 +115,28 @@ def test_a_generator_is_run_to_its_status_within_the_wrapper():
     started, _body, _environ = _call(fault_wrap.FaultWrapper(generator))
     assert [status for status, _headers in started] == [
         '500 Internal Server Error']
+
+
+_GLOBAL_ID = 'req-0b6f7f1e-5a2d-4c3b-9a8e-1f2e3d4c5b6a'
+
+
+def test_the_request_id_is_added_last_and_the_global_one_taken():
+    started, _body, environ = _call(
+        request_ids.RequestId(_inner),
+        {'X-Openstack-Request-Id': _GLOBAL_ID})
+    headers = started[0][1]
+    assert headers[:-1] == _HEADERS
+    assert headers[-1] == ('x-openstack-request-id',
+                           environ['openstack.request_id'])
+    assert environ['openstack.global_request_id'] == _GLOBAL_ID
+
+
+def test_a_request_id_the_application_gave_is_kept():
+    def identified(environ, start_response):
+        start_response('200 OK', [('X-OpenStack-Request-Id', 'its own')])
+        return []
+    started, _body, environ = _call(
+        request_ids.RequestId(identified),
+        {'X-Openstack-Request-Id': 'not-a-request-id'})
+    assert started[0][1] == [('X-OpenStack-Request-Id', 'its own')]
+    assert 'openstack.global_request_id' not in environ
