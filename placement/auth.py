@@ -94,7 +94,7 @@ class NoAuthMiddleware:
     def __init__(self, application):
         self.application = application
 
-    @wsgi_wrapper.PlacementWsgify
+    @wsgi_wrapper.passes_on
     def __call__(self, req):
         if _is_public(req.environ):
             return self.application

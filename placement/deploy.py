@@ -4,7 +4,6 @@ import logging
 
 from oslo_middleware import cors
 from oslo_middleware import http_proxy_to_wsgi
-from oslo_middleware import request_id
 
 from placement import auth
 from placement import body_limit
@@ -17,6 +16,7 @@ from placement import microversion_middleware
 from placement import policy
 from placement import profiler
 from placement import redirects
+from placement import request_ids
 from placement import requestlog
 from placement import router
 from placement import timing
@@ -56,10 +56,6 @@ def _proxy_headers(conf):
     return middleware
 
 
-def _request_id(application):
-    return request_id.RequestId(application)
-
-
 def build_stack(conf, db, enforcer):
     """The middleware around the router, innermost first.
 
@@ -80,7 +76,7 @@ def build_stack(conf, db, enforcer):
             auth.strip_identity(conf),
             body_limit.middleware(conf),
             context.fresh_store,
-            _request_id,
+            request_ids.RequestId,
             _proxy_headers(conf),
             metrics_http.management(conf),
             health.middleware(conf),

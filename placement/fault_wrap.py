@@ -9,6 +9,7 @@ import logging
 import threading
 import time
 
+import webob
 import webob.exc
 from oslo_middleware import request_id
 
@@ -77,18 +78,29 @@ class FaultWrapper:
         self.application = application
         self._outage_log = _OutageLog(_LOG_INTERVAL)
 
-    @wsgi_wrapper.PlacementWsgify
-    def __call__(self, req):
+    def __call__(self, environ, start_response):
+        req = webob.Request(environ)
         try:
-            return req.get_response(self.application)
+            # The answer is held until the application has given its
+            # status (as a wsgify layer's get_response holds it): a fault
+            # before then is answered instead.
+            status, headers, body = req.call_application(self.application)
         except Exception as exc:
-            failure = _unavailable_failure(exc)
-            if failure is not None:
-                self._outage_log.warn(failure, exc)
-                raise webob.exc.HTTPServiceUnavailable(
+            return self._fault(req, exc)(environ, start_response)
+        start_response(status, headers)
+        return body
+
+    def _fault(self, req, exc):
+        """The error response of ``exc``, logged."""
+        failure = _unavailable_failure(exc)
+        if failure is not None:
+            self._outage_log.warn(failure, exc)
+            return wsgi_wrapper.error_response(
+                req, webob.exc.HTTPServiceUnavailable(
                     'The placement database is unavailable; retry later.',
-                    headers={'Retry-After': str(RETRY_AFTER)}) from None
-            LOG.exception('Uncaught exception in request %s',
-                          req.environ.get(request_id.ENV_REQUEST_ID))
-            raise webob.exc.HTTPInternalServerError(
-                'An unexpected error occurred; it has been logged.')
+                    headers={'Retry-After': str(RETRY_AFTER)}))
+        LOG.exception('Uncaught exception in request %s',
+                      req.environ.get(request_id.ENV_REQUEST_ID))
+        return wsgi_wrapper.error_response(
+            req, webob.exc.HTTPInternalServerError(
+                'An unexpected error occurred; it has been logged.'))

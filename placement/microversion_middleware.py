@@ -1,5 +1,7 @@
 """Microversion negotiation middleware (parsing by microversion-parse)."""
 
+import functools
+
 import microversion_parse
 import webob.exc
 
@@ -24,7 +26,7 @@ class MicroversionMiddleware:
     def __init__(self, application):
         self.application = application
 
-    @wsgi_wrapper.PlacementWsgify
+    @wsgi_wrapper.passes_on
     def __call__(self, req):
         # The one header it reads: folding every header of the request
         # into a dict, as it does, costs more than the rest.
@@ -40,8 +42,16 @@ class MicroversionMiddleware:
         except TypeError as exc:
             raise webob.exc.HTTPBadRequest(f'Invalid microversion: {exc}')
         req.environ[MICROVERSION_ENVIRON] = version
-        response = req.get_response(self.application)
-        response.headers[microversion_parse.STANDARD_HEADER] = (
-            f'{SERVICE_TYPE} {version}')
-        response.headers.add('Vary', microversion_parse.STANDARD_HEADER)
-        return response
+        return functools.partial(self._versioned, f'{SERVICE_TYPE} {version}')
+
+    def _versioned(self, value, environ, start_response):
+        """The application's answer with the version header (replacing
+        any it set) and ``Vary`` added last."""
+        def start_versioned(status, headers, exc_info=None):
+            headers = [
+                *((name, header) for name, header in headers
+                  if name.lower() != microversion_parse.STANDARD_HEADER),
+                (microversion_parse.STANDARD_HEADER, value),
+                ('Vary', microversion_parse.STANDARD_HEADER)]
+            return start_response(status, headers, exc_info)
+        return self.application(environ, start_versioned)

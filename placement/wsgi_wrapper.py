@@ -1,4 +1,5 @@
-"""The webob ``wsgify`` used by every handler and middleware of Placement.
+"""The webob ``wsgify`` used by every handler of Placement, and its plain
+WSGI form for the middlewares that only pass a request on.
 
 Any ``webob.exc.WSGIHTTPException`` raised below it, and any object-layer
 :class:`placement.exception.PlacementError` (with its ``status`` and
@@ -6,6 +7,8 @@ Any ``webob.exc.WSGIHTTPException`` raised below it, and any object-layer
 [{status, title, detail, request_id, code}]}`` (``code`` from
 microversion 1.23).
 """
+
+import functools
 
 import webob
 import webob.dec
@@ -99,3 +102,27 @@ class PlacementWsgify(webob.dec.wsgify):
             return error_response(req, exc)
         except exception.PlacementError as exc:
             return error_response(req, http_error(exc))
+
+
+def passes_on(method):
+    """A middleware's ``method(self, req)`` as a plain WSGI callable.
+
+    ``method`` returns the WSGI application that answers the request (the
+    next one, or one wrapping it), or raises an HTTP or object-layer
+    error, answered as :class:`PlacementWsgify` answers it. Unlike a
+    ``wsgify`` layer it builds no default ``Response`` and does not turn
+    the next application's answer into another ``Response``: that answer
+    goes out as it came (the innermost ``wsgify``, the router's, made it
+    one already).
+    """
+    @functools.wraps(method)
+    def call(self, environ, start_response):
+        req = webob.Request(environ)
+        try:
+            application = method(self, req)
+        except webob.exc.WSGIHTTPException as exc:
+            application = error_response(req, exc)
+        except exception.PlacementError as exc:
+            application = error_response(req, http_error(exc))
+        return application(environ, start_response)
+    return call

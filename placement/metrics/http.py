@@ -45,29 +45,46 @@ class _Routes:
         return UNMATCHED if found is None else router.template(found[1])
 
 
-def _observe(environ, route, status, response_length):
-    """Count the request; its labels, for a streamed body's size."""
+class _Series:
+    """The labelled series of one method, route and status.
+
+    ``prometheus_client`` finds a metric's child for its labels under a
+    lock at every ``labels()`` call: they are found once here.
+    """
+
+    def __init__(self, labels):
+        self.requests = definitions.REQUESTS.labels(*labels)
+        self.seconds = definitions.REQUEST_SECONDS.labels(*labels)
+        self.sql_seconds = definitions.SQL_SECONDS.labels(*labels)
+        self.request_bytes = definitions.REQUEST_BYTES.labels(*labels)
+        self.response_bytes = definitions.RESPONSE_BYTES.labels(*labels)
+
+
+def _observe(environ, series, route, status, response_length):
+    """Count the request in ``series`` (``{labels: _Series}``, filled
+    as met); its :class:`_Series`, for a streamed body's size."""
     spent = timing.of(environ).split()
     method = environ['REQUEST_METHOD']
     labels = (method if method in _METHODS else 'other', route, status)
-    definitions.REQUESTS.labels(*labels).inc()
-    definitions.REQUEST_SECONDS.labels(*labels).observe(spent['total'])
-    definitions.SQL_SECONDS.labels(*labels).observe(spent['sql'])
-    definitions.REQUEST_BYTES.labels(*labels).observe(
-        _integer(environ.get('CONTENT_LENGTH')))
+    found = series.get(labels)
+    if found is None:
+        found = series[labels] = _Series(labels)
+    found.requests.inc()
+    found.seconds.observe(spent['total'])
+    found.sql_seconds.observe(spent['sql'])
+    found.request_bytes.observe(_integer(environ.get('CONTENT_LENGTH')))
     if response_length is not None:
-        definitions.RESPONSE_BYTES.labels(*labels).observe(
-            _integer(response_length))
-    return labels
+        found.response_bytes.observe(_integer(response_length))
+    return found
 
 
 class _Sized:
     """A streamed body (no Content-Length): its size is observed once
     the server closes it, after its last byte."""
 
-    def __init__(self, body, labels):
+    def __init__(self, body, series):
         self._body = body
-        self._labels = labels
+        self._series = series
         self._size = 0
 
     def __iter__(self):
@@ -80,8 +97,7 @@ class _Sized:
             if hasattr(self._body, 'close'):
                 self._body.close()
         finally:
-            definitions.RESPONSE_BYTES.labels(*self._labels).observe(
-                self._size)
+            self._series.response_bytes.observe(self._size)
 
 
 def _integer(value):
@@ -102,6 +118,7 @@ def middleware(conf, db, extra_paths):
             return application
         routes = _Routes(extra_paths)
         scrape = exposition.Exposition(conf, db)
+        series = {}
 
         def measured(environ, start_response):
             environ[exposition.ENVIRON] = scrape
@@ -118,11 +135,11 @@ def middleware(conf, db, extra_paths):
                 body = application(environ, start)
             finally:
                 definitions.IN_FLIGHT.dec()
-                labels = _observe(environ, routes.of(environ),
-                                  answered.get('status', '500'),
-                                  answered.get('length'))
+                observed = _observe(environ, series, routes.of(environ),
+                                    answered.get('status', '500'),
+                                    answered.get('length'))
             if answered.get('length') is None:
-                body = _Sized(body, labels)
+                body = _Sized(body, observed)
             return body
         return measured
     return wrap

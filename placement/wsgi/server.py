@@ -296,16 +296,33 @@ class Worker(base.Worker):
                       self.limits)
             for sock in adj.sockets]
         _Wakeup(self.PIPE[0], socket_map)
-        while self.alive:
-            self.notify()
-            if self.ppid != os.getppid():
-                self.log.info('Parent changed, shutting down: %s', self)
-                break
+        while self.alive and self._still_wanted(time.monotonic()):
             wasyncore.loop(timeout=CHECK_INTERVAL, use_poll=True,
                            map=socket_map, count=1)
         self._finish(listeners, socket_map)
         dispatcher.shutdown(timeout=1)
         wasyncore.close_all(socket_map)
+
+    #: When the master was last told that this worker is alive.
+    _told_alive = None
+
+    def _still_wanted(self, now):
+        """Tell gunicorn's master that this worker is alive, at most once
+        per CHECK_INTERVAL, and whether the master is still there.
+
+        The master replaces a worker silent for its timeout (30 s): each
+        turn of the loop told it (a file's ``utime``, and a
+        ``getppid``), and a request takes several turns.
+        """
+        if (self._told_alive is not None
+                and now - self._told_alive < CHECK_INTERVAL):
+            return True
+        self._told_alive = now
+        self.notify()
+        if self.ppid != os.getppid():
+            self.log.info('Parent changed, shutting down: %s', self)
+            return False
+        return True
 
     def _finish(self, listeners, socket_map):
         """Stop accepting, and serve what is in progress until done or

@@ -4,6 +4,7 @@ capacity gauges against the reports, the cache."""
 import pytest
 import webob
 
+from placement.metrics import definitions
 from tests.functional import app
 from tests.functional import report_cloud
 from tests.functional import scrape
@@ -85,6 +86,20 @@ def test_requests_are_counted_by_route_template(api):
                  outcome='rolled_back') == 2
     # The scrape itself is the one request in flight.
     assert scrape.value(after, 'placement_http_requests_in_flight') >= 1
+
+
+def test_a_series_is_found_once(api, monkeypatch):
+    """prometheus_client's labels() (a lock and a look-up per metric) is
+    asked once per method, route and status, not per request."""
+    assert api.request('GET', '/resource_providers').status_int == 200
+    asked = []
+    real = definitions.REQUESTS.labels
+    monkeypatch.setattr(definitions.REQUESTS, 'labels',
+                        lambda *labels: asked.append(labels) or real(*labels))
+    for _ in range(3):
+        assert api.request('GET', '/resource_providers').status_int == 200
+    assert api.request('GET', '/resource_providers/a').status_int == 404
+    assert asked == [('GET', '/resource_providers/{uuid}', '404')]
 
 
 def test_a_stale_generation_is_a_conflict(api):

@@ -471,3 +471,50 @@ def test_the_decisions_kept_are_bounded(tmp_path, monkeypatch):
         assert _allowed(_with_roles(enforcer, ['admin'], f'p{number}'),
                         LIST_RP)
     assert len(enforcer._decisions.kept) <= 3
+
+
+def _conf_in(directory):
+    """A configuration read from ``directory``/placement.conf."""
+    path = directory / 'placement.conf'
+    path.write_text('[DEFAULT]\n')
+    conf = loading.new_conf()
+    conf(['--config-file', str(path)], project='placement',
+         default_config_files=[])
+    return conf
+
+
+@pytest.mark.parametrize('name', [
+    'policy.yaml', 'policy.d', 'placement.conf', 'missing.yaml'])
+def test_policy_paths_are_found_where_find_file_finds_them(tmp_path, name):
+    (tmp_path / 'policy.d').mkdir()
+    (tmp_path / 'policy.yaml').write_text('{}\n')
+    conf = _conf_in(tmp_path)
+    enforcer = policy.make_enforcer(conf)
+    try:
+        found = enforcer._get_policy_path(name)
+    except cfg.ConfigFilesNotFoundError:
+        found = None
+    assert found == conf.find_file(name)
+
+
+def test_a_policy_file_appearing_is_read_by_the_next_check(tmp_path):
+    enforcer = policy.make_enforcer(_conf_in(tmp_path))
+    lister = _with_roles(enforcer, ['lister'])
+    assert not _allowed(lister, LIST_RP)
+    (tmp_path / 'policy.yaml').write_text(f'"{LIST_RP}": "role:lister"\n')
+    assert _allowed(lister, LIST_RP)
+
+
+def test_the_search_directories_are_made_once(tmp_path, monkeypatch):
+    enforcer = policy.make_enforcer(_conf_in(tmp_path))
+    admin = _with_roles(enforcer, ['admin'])
+    made = []
+    real = cfg._get_config_dirs
+    monkeypatch.setattr(cfg, '_get_config_dirs',
+                        lambda *args: made.append(args) or real(*args))
+    for _ in range(3):
+        assert _allowed(admin, LIST_RP)
+    assert made == []
+    monkeypatch.setenv('HOME', str(tmp_path))
+    assert _allowed(admin, LIST_RP)
+    assert made == [('placement',)]
