@@ -95,6 +95,12 @@ class Narrowing:
         self.sharing, self.shared_by, self.sharing_traits = (
             _sharing_providers(conn, found.get(_SHARES),
                                sorted(self.trait_ids.values())))
+        #: The aggregates of the sharing providers, whose roots in each
+        #: window the first narrowing statement of the window reads
+        #: too (:meth:`_slots_by_query`; none if no group allocates).
+        self.anchored_aggregates = (
+            tuple(sorted(self.shared_by))
+            if any(group.resources for group in request.groups) else ())
         #: The unsuffixed group's required traits, met by its providers
         #: together.
         self.collective = collective_traits(request)
@@ -141,18 +147,18 @@ class Narrowing:
         of which fewer than half the trees can serve.
         """
         self.per_provider = bool(candidate_windows.within(window, _ROOT_ID))
-        loaded = None
+        loaded = anchored = None
         if self.by_capacity and load is not None:
             providers = load(window)
             loaded = {provider.root_id for provider in providers
                       if candidate_windows.holds(window, provider.root_id)}
             self.slots = self._slots_by_capacity(providers)
         else:
-            self.slots = self._slots_by_query(window)
+            self.slots, anchored = self._slots_by_query(window)
         self.anchors = _anchors(self.conn, {
             provider_id: root for provider_id, root in self.sharing.items()
             if any(provider_id in slot.roots for slot in self.slots)},
-            self.shared_by, window)
+            self.shared_by, window, anchored)
         roots = None
         for slot in self.slots:
             reachable = self.reachable_roots(slot)
@@ -176,16 +182,22 @@ class Narrowing:
         return roots
 
     def _slots_by_query(self, window):
-        """The :class:`SlotProviders` of each slot, from a query each
-        (:meth:`_group_slots`) of the providers of ``window``'s trees
-        and the sharing ones."""
+        """``(slots, anchors)``: the :class:`SlotProviders` of each
+        slot, from a query each (:meth:`_group_slots`) of the providers
+        of ``window``'s trees and the sharing ones; and the folded rows
+        of the window's anchors (:func:`_anchors`), which the first of
+        those queries reads too (None: no aggregate to anchor)."""
         found = {}
-        for keys, groups in _one_query_each(self.request.groups):
-            found.update(zip(keys, self._group_slots(groups, window),
-                             strict=True))
+        anchored = None
+        for index, (keys, groups) in enumerate(
+                _one_query_each(self.request.groups)):
+            slots, rows = self._group_slots(groups, window,
+                                            with_anchors=not index)
+            anchored = anchored if rows is None else rows
+            found.update(zip(keys, slots, strict=True))
         return [slot._replace(group=group)
                 for group in self.request.groups
-                for slot in found[query_of(group)]]
+                for slot in found[query_of(group)]], anchored
 
     def _slots_by_capacity(self, providers):
         """The :class:`SlotProviders` of each slot of a request that asks
@@ -359,19 +371,34 @@ class Narrowing:
         return {root for root, indexes in met.items()
                 if len(indexes) == len(self.collective)}
 
-    def _group_slots(self, groups, window):
-        """For each of ``groups``, the :class:`SlotProviders` of each of
-        its slots, from the rows of :meth:`_group_query` (the
-        statement kept built: :data:`_KEPT`)."""
+    def _group_slots(self, groups, window, with_anchors=False):
+        """``(slots, anchors)``: for each of ``groups``, the
+        :class:`SlotProviders` of each of its slots, from the rows of
+        :meth:`_group_query` (the statement kept built: :data:`_KEPT`);
+        and, ``with_anchors``, the folded rows of the window's anchors
+        (:func:`_anchors_query`) read by the same statement (None
+        otherwise, or without aggregates to anchor): a statement costs
+        a round trip and about half a millisecond of the service's CPU
+        whatever it reads."""
         group = groups[0]
         slots = slot_resources(group)
+        aggregates = self.anchored_aggregates if with_anchors else ()
         query = _KEPT.get(
-            (self.built_from, tuple(map(query_of, groups)), window),
-            lambda: self._group_query(
+            (self.built_from, tuple(map(query_of, groups)), window,
+             aggregates),
+            lambda: _with_anchors(self._group_query(
                 groups, candidate_windows.within(window, _ROOT_ID)),
-            self.ids_named)
+                aggregates, window),
+            self.ids_named + len(aggregates))
+        anchored = None
+        if aggregates:
+            strings = candidate_folding.strings_by_tag(
+                self.conn.execute(query), (_SLOTS, _ANCHORS))
+            rows, anchored = _rows(strings[_SLOTS]), strings[_ANCHORS]
+        else:
+            rows = _rows(self.conn.scalars(query))
         if len(groups) > 1:
-            return self._slots_of_each(groups, slots[0], query)
+            return self._slots_of_each(groups, slots[0], rows), anchored
         collective = self.collective if not group.suffix else ()
         collective_ids = [frozenset(self.trait_ids_of(names))
                           for names in collective]
@@ -382,7 +409,7 @@ class Narrowing:
         # a large narrowing.
         combinations = {}
         traits_at = 2 + len(slots) if flagged else 2
-        for row in _rows(self.conn, query):
+        for row in rows:
             provider_id, root = int(row[0]), int(row[1])
             serves = ([flag == '1' for flag in row[2:traits_at]] if flagged
                       else (True,))
@@ -403,7 +430,7 @@ class Narrowing:
                         traits_met[provider_id] = met
         return [[SlotProviders(group, resources, roots, traits_met)
                  for resources, (roots, traits_met)
-                 in zip(slots, found, strict=True)]]
+                 in zip(slots, found, strict=True)]], anchored
 
     def _group_query(self, groups, tree_within):
         """The statement (folded: :func:`_rows`) of the providers of the
@@ -459,11 +486,12 @@ class Narrowing:
             query = query.where(*bounds)
         return candidate_folding.folded_rows(query, 'id')
 
-    def _slots_of_each(self, groups, resources, query):
-        """The one slot of each of ``groups`` (suffixed), from the rows
-        of ``query``: id, root, and a flag per group."""
+    @staticmethod
+    def _slots_of_each(groups, resources, rows):
+        """The one slot of each of ``groups`` (suffixed), from ``rows``
+        (:func:`_rows`): id, root, and a flag per group."""
         found = [{} for _ in groups]
-        for row in _rows(self.conn, query):
+        for row in rows:
             provider_id, root = int(row[0]), int(row[1])
             for roots, flag in zip(found, row[2:], strict=True):
                 if flag == '1':
@@ -630,14 +658,14 @@ def _trait_names(request):
     return names
 
 
-def _rows(conn, query):
-    """The rows of ``query`` (folded, :func:`candidate_folding.folded_rows`:
+def _rows(strings):
+    """The rows of folded ``strings`` (:func:`candidate_folding.folded_rows`:
     a provider's id and root id first) as lists of text; but those of
     providers whose root id is NULL, a broken tree (the audit reports
     it) that serves no candidate, as upstream's joins on the root leave
     it out."""
-    return (row for row in candidate_folding.unfolded_rows(
-        conn.scalars(query)) if row[1])
+    return (row for row in candidate_folding.unfolded_rows(strings)
+            if row[1])
 
 
 def _one_query_each(groups):
@@ -740,11 +768,40 @@ _SHARING = (
     .order_by(RP.c.id, _RP_AGG.c.aggregate_id))
 
 
-def _anchors(conn, sharing, shared_by, window):
+def _anchors(conn, sharing, shared_by, window, anchored=None):
     """``{sharing provider id: {root id}}`` for the ``{id: root id}`` of
     ``sharing``: its own root, and the roots (within ``window``) of the
     providers in one of its aggregates (``shared_by``: the sharing
     providers of each aggregate, :func:`_sharing_providers`).
+
+    ``anchored``: the folded rows of :func:`_anchors_query` of every
+    sharing provider's aggregates, read with the window's narrowing
+    (:meth:`Narrowing._group_slots`); without them (a window narrowed
+    on its trees), those of ``sharing``'s aggregates are read here, in
+    a statement of their own.
+    """
+    anchors = {provider_id: {root} for provider_id, root in sharing.items()}
+    if anchored is None:
+        aggregates = tuple(sorted(
+            aggregate_id for aggregate_id, providers in shared_by.items()
+            if any(provider_id in sharing for provider_id in providers)))
+        if not aggregates:
+            return anchors
+        anchored = conn.scalars(_KEPT.get(
+            ('anchors', aggregates, window),
+            lambda: _anchors_query(aggregates, window), len(aggregates)))
+    for aggregate_id, roots in candidate_folding.unfolded_rows(anchored):
+        roots = set(map(int, roots.split(',')))
+        for provider_id in shared_by[int(aggregate_id)]:
+            if provider_id in anchors:
+                anchors[provider_id] |= roots
+    return anchors
+
+
+def _anchors_query(aggregates, window):
+    """The statement of :func:`_anchors`: the roots (within ``window``)
+    of the providers of each of ``aggregates``, folded
+    (:func:`candidate_folding.folded_rows`), kept built.
 
     One query for the roots of each aggregate, by aggregate id: the
     database starts from the window's providers or from the
@@ -755,26 +812,7 @@ def _anchors(conn, sharing, shared_by, window):
     there are few aggregates and many roots, and the driver's cost is
     per row.
     """
-    anchors = {provider_id: {root} for provider_id, root in sharing.items()}
-    aggregates = tuple(sorted(
-        aggregate_id for aggregate_id, providers in shared_by.items()
-        if any(provider_id in sharing for provider_id in providers)))
-    if not aggregates:
-        return anchors
-    for aggregate_id, roots in conn.execute(_KEPT.get(
-            ('anchors', aggregates, window),
-            lambda: _anchors_query(aggregates, window), len(aggregates))):
-        roots = set(map(int, roots.split(',')))
-        for provider_id in shared_by[aggregate_id]:
-            if provider_id in anchors:
-                anchors[provider_id] |= roots
-    return anchors
-
-
-def _anchors_query(aggregates, window):
-    """The statement of :func:`_anchors`: the roots (within ``window``)
-    of the providers of each of ``aggregates``, kept built."""
-    return (
+    return candidate_folding.folded_rows(
         sa.select(_RP_AGG.c.aggregate_id,
                   sa.func.aggregate_strings(
                       candidate_folding.as_text(_ROOT_ID), ','))
@@ -782,4 +820,19 @@ def _anchors_query(aggregates, window):
         .join(_RP_AGG, _RP_AGG.c.resource_provider_id == RP.c.id)
         .where(_RP_AGG.c.aggregate_id.in_(aggregates),
                *candidate_windows.within(window, _ROOT_ID))
-        .group_by(_RP_AGG.c.aggregate_id))
+        .group_by(_RP_AGG.c.aggregate_id), 'aggregate_id')
+
+
+#: The tags of a narrowing statement's rows and of its anchors'
+#: (:func:`_with_anchors`).
+_SLOTS, _ANCHORS = 'slots', 'anchors'
+
+
+def _with_anchors(query, aggregates, window):
+    """The narrowing statement ``query`` (folded rows), and the anchors
+    of ``aggregates`` in ``window`` (:func:`_anchors_query`) tagged
+    (:func:`candidate_folding.tagged`) if there are any."""
+    if not aggregates:
+        return query
+    return candidate_folding.tagged(
+        {_SLOTS: query, _ANCHORS: _anchors_query(aggregates, window)})

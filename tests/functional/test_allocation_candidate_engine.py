@@ -696,9 +696,9 @@ def _counted_narrowing_queries(monkeypatch):
     queried = []
     group_slots = candidate_narrowing.Narrowing._group_slots
 
-    def counted(narrowing, groups, tree_within):
+    def counted(narrowing, groups, window, **options):
         queried.append(tuple(group.suffix for group in groups))
-        return group_slots(narrowing, groups, tree_within)
+        return group_slots(narrowing, groups, window, **options)
 
     monkeypatch.setattr(candidate_narrowing.Narrowing, '_group_slots',
                         counted)
