@@ -86,10 +86,10 @@ def search(conn, request, conf):
     """
     limit = _limit(request, conf)
     randomize = conf.placement.randomize_allocation_candidates
-    narrowing = candidate_narrowing.Narrowing(conn, request)
+    narrowing = candidate_narrowing.Narrowing(conn, request, limit=limit)
     names = narrowing.names
     progress = candidate_windows.Progress()
-    if not narrowing.may_match(limit):
+    if not narrowing.may_match():
         return Found((), None, None, progress)
     trees = candidate_loading.Trees(conn, narrowing, names)
     windows = (progress.narrowed(narrowing.narrow(window, trees.load_window),

@@ -52,12 +52,17 @@ def folded_rows(query, key):
     (a boolean column) ``1`` or ``0``. :func:`unfolded_rows` reads
     them back."""
     rows = query.subquery()
-    text = _joined([sa.case((column, '1'), else_='0')
+    return (sa.select(sa.func.aggregate_strings(folded_row(rows.c), _ROW))
+            .group_by(rows.c[key] // ROWS_PER_STRING))
+
+
+def folded_row(columns):
+    """SQL: the text of one row of ``columns`` as :func:`folded_rows`
+    joins them (:func:`unfolded_rows` reads it back)."""
+    return _joined([sa.case((column, '1'), else_='0')
                     if isinstance(column.type, sa.Boolean)
                     else sa.func.coalesce(as_text(column), '')
-                    for column in rows.c], _FIELD)
-    return (sa.select(sa.func.aggregate_strings(text, _ROW))
-            .group_by(rows.c[key] // ROWS_PER_STRING))
+                    for column in columns], _FIELD)
 
 
 def unfolded_rows(strings):

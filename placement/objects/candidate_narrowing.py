@@ -46,8 +46,10 @@ _ROOT_ID = RP.c.root_provider_id
 #: SAMPLE.
 SAMPLE_PER_LIMIT = 16
 SAMPLE = 4096
-#: What each row of :func:`_look_up` names.
-_CLASS, _TRAIT, _AGGREGATE = 'class', 'trait', 'aggregate'
+#: What each row of :func:`_look_up` reads: the ids of names, a
+#: sharing provider, the tests of :meth:`Narrowing.may_match`.
+_CLASS, _TRAIT, _AGGREGATE, _SHARING, _MAY_MATCH = (
+    'class', 'trait', 'aggregate', 'sharing', 'may_match')
 #: The most tests of :meth:`Narrowing.may_match` (columns of one row).
 MOST_TESTS = 32
 #: The most required trait sets of the unsuffixed group whose probe of
@@ -70,15 +72,19 @@ class Narrowing:
     providers), or the single provider of a suffixed group.
     """
 
-    def __init__(self, conn, request, explaining=False):
+    def __init__(self, conn, request, explaining=False, limit=None):
         """``explaining``: for :mod:`placement.objects.explain`, which
         counts the traits checked on trees as stages of their own: each
         slot's query then keeps every provider the group's own
-        conditions let through (:meth:`_trees_that_may_qualify`)."""
+        conditions let through (:meth:`_trees_that_may_qualify`), and
+        asks nothing of :meth:`may_match`. ``limit``: the search's
+        (:meth:`may_match` samples the first window for it)."""
         self.conn = conn
         self.request = request
         self.explaining = explaining
-        names, (found, unknown), self.aggregate_ids = _look_up(conn, request)
+        self.limit = limit
+        (names, (found, unknown), self.aggregate_ids, sharing,
+         self._may_match_row) = _look_up(conn, request, explaining, limit)
         #: The :class:`candidate_names.Names` of the request.
         self.names = names
         asked = {name for group in request.groups
@@ -93,8 +99,7 @@ class Narrowing:
         #: [sharing provider id]}``, and the ids of the request's traits
         #: that a sharing provider has.
         self.sharing, self.shared_by, self.sharing_traits = (
-            _sharing_providers(conn, found.get(_SHARES),
-                               sorted(self.trait_ids.values())))
+            _sharing_providers(sharing))
         #: The aggregates of the sharing providers, whose roots in each
         #: window the first narrowing statement of the window reads
         #: too (:meth:`_slots_by_query`; none if no group allocates).
@@ -239,63 +244,30 @@ class Narrowing:
                     if serves(provider.inventories)}, {}))
         return slots
 
-    def may_match(self, limit=None):
+    def may_match(self):
         """False when the request can match nothing: a group asks for an
         amount that no inventory could hold even unallocated, or names
         only aggregates or traits that no provider is in or has.
 
         Otherwise a request with a limit that matches nothing searches
         every window of roots before it answers (200 ms at 10,000
-        providers): here one statement of uncorrelated EXISTS, each an
-        index range that stops at its first row, of at most
+        providers): here tests of uncorrelated EXISTS, each an index
+        range that stops at its first row, of at most
         :data:`MOST_TESTS` (the first ones, which is enough to be right:
-        each test is only a necessary condition). With a ``limit``, the
-        same statement samples :meth:`members_share` from the first id.
-        It is kept built (:data:`_KEPT`).
+        each test is only a necessary condition), read with the
+        request's names (:func:`_look_up`). With a limit, the same
+        statement samples :meth:`members_share` from the first id.
         """
         if any(conditions.known_groups(group.member_of, self.aggregate_ids)
                is None for group in self.request.groups):
             return False
-        query, tests, sampled = _KEPT.get(
-            ('may_match', self.built_from, limit),
-            lambda: self._may_match_query(limit), self.ids_named)
-        if query is None:
+        if self._may_match_row is None:
             return True
-        row = self.conn.execute(query).one()
-        if sampled:
-            self._shares[candidate_windows.FIRST_AFTER, limit] = _share(
-                limit, *row[tests:])
-        return all(row[:tests])
-
-    def _may_match_query(self, limit):
-        """``(statement, its tests, whether the first window's sample
-        follows them)`` of :meth:`may_match` (no statement: nothing to
-        ask)."""
-        groups = self.request.groups
-        tests = {}
-        for group in groups:
-            member_of = conditions.known_groups(group.member_of,
-                                                self.aggregate_ids)
-            for ids in map(sorted, member_of):
-                tests['aggregates', *ids] = sa.exists().where(
-                    _RP_AGG.c.aggregate_id.in_(ids))
-        for names in (*self.request.root_required,
-                      *(names for group in groups
-                        for names in group.required_traits)):
-            ids = sorted(self.trait_ids_of(names))
-            tests['traits', *ids] = sa.exists().where(
-                _RP_TRAIT.c.trait_id.in_(ids))
-        for group in groups:
-            for name, amount in group.resources.items():
-                tests[name, amount] = conditions.could_ever_fit(
-                    self.class_ids[name], amount)
-        tests = list(tests.values())[:MOST_TESTS]
-        sample = (self._share_sample(candidate_windows.FIRST_AFTER, limit)
-                  if limit is not None else None)
-        if not tests and sample is None:
-            return None, 0, False
-        return (sa.select(*tests, *(sample or ())), len(tests),
-                sample is not None)
+        tests, sample = self._may_match_row
+        if sample is not None:
+            self._shares[candidate_windows.FIRST_AFTER, self.limit] = (
+                _share(self.limit, *sample))
+        return all(tests)
 
     def members_share(self, after, limit):
         """The :class:`candidate_windows.Share` of the providers after id
@@ -307,31 +279,13 @@ class Narrowing:
         ids rather than providers: gaps left by deleted ones make the
         share smaller, the first window larger)."""
         if (after, limit) not in self._shares:
-            sample = self._share_sample(after, limit)
+            named = conditions.known_ids(
+                _member_of_uuids(self.request), self.aggregate_ids)
             self._shares[after, limit] = (
-                candidate_windows.Share(1.0, None) if sample is None
-                else _share(limit, *self.conn.execute(
-                    sa.select(*sample)).one()))
+                _share(limit, *self.conn.execute(sa.select(
+                    *_share_sample(after, limit, named))).one())
+                if named else candidate_windows.Share(1.0, None))
         return self._shares[after, limit]
-
-    def _share_sample(self, after, limit):
-        """The columns of :meth:`members_share`'s sample (None: the
-        request names no aggregate that exists): the memberships, the
-        first id and the highest."""
-        named = conditions.known_ids(
-            (uuid for group in self.request.groups
-             for uuids in group.member_of for uuid in uuids),
-            self.aggregate_ids)
-        if not named:
-            return None
-        first = (sa.select(sa.func.min(RP.c.id)).where(RP.c.id > after)
-                 .scalar_subquery())
-        return (sa.select(sa.func.count()).select_from(_RP_AGG).where(
-                    _RP_AGG.c.aggregate_id.in_(named),
-                    _RP_AGG.c.resource_provider_id >= first,
-                    _RP_AGG.c.resource_provider_id < first + _span(limit))
-                .scalar_subquery(),
-                first, sa.select(sa.func.max(RP.c.id)).scalar_subquery())
 
     def via_sharing(self, slot):
         """The sharing providers through which ``slot`` reaches the
@@ -704,51 +658,131 @@ def slot_resources(group):
     return [{name: amount} for name, amount in group.resources.items()]
 
 
-def _look_up(conn, request):
+def _member_of_uuids(request):
+    """The uuids of the aggregates named by the ``member_of`` of
+    ``request``'s groups, sorted."""
+    return sorted({uuid for group in request.groups
+                   for uuids in group.member_of for uuid in uuids})
+
+
+def _share_sample(after, limit, aggregate_ids):
+    """The columns of :meth:`Narrowing.members_share`'s sample of the
+    memberships of ``aggregate_ids`` (ids, or a query of them): the
+    memberships, the first id and the highest."""
+    first = (sa.select(sa.func.min(RP.c.id)).where(RP.c.id > after)
+             .scalar_subquery())
+    return (sa.select(sa.func.count()).select_from(_RP_AGG).where(
+                _RP_AGG.c.aggregate_id.in_(aggregate_ids),
+                _RP_AGG.c.resource_provider_id >= first,
+                _RP_AGG.c.resource_provider_id < first + _span(limit))
+            .scalar_subquery(),
+            first, sa.select(sa.func.max(RP.c.id)).scalar_subquery())
+
+
+def _look_up(conn, request, explaining, limit):
     """``(Names, ({trait name: id}, unknown trait names), {aggregate
-    uuid: id})``: every resource class (a small table: the ids asked
+    uuid: id}, sharing rows, may_match's row)`` of ``request``, read in
+    one statement (:func:`name_table.looked_up`), kept built
+    (:data:`_KEPT`): every resource class (a small table: the ids asked
     and the names of the inventories loaded), the traits the request
-    names, with the sharing trait (a literal id lets PostgreSQL see how
-    few providers have it), and the aggregates it names (unknown ones
-    left out), read in one statement (:func:`name_table.look_up`), kept
-    built (:data:`_KEPT`)."""
+    names and the sharing trait, the aggregates it names (unknown ones
+    left out), the sharing providers (:func:`_sharing_providers`) and,
+    unless ``explaining``, the tests of :meth:`Narrowing.may_match`
+    (None: nothing to test), with the first window's sample for
+    ``limit``. A statement costs a round trip and about half a
+    millisecond of the service's CPU whatever it reads: those that need
+    the ids of names find them by name themselves."""
     traits = frozenset(_trait_names(request) | {_SHARES})
     uuids = set()
     for group in request.groups:
         uuids.update(group.forbidden_aggregates, *group.member_of)
-    kinds = (_CLASS, _TRAIT, *([_AGGREGATE] if uuids else []))
     uuids = tuple(sorted(uuids))
+    tests = () if explaining else _may_match_columns(request, limit)
+    kinds = (_CLASS, _TRAIT, *([_AGGREGATE] if uuids else []), _SHARING,
+             *([_MAY_MATCH] if tests else []))
     rows = name_table.looked_up(conn, _KEPT.get(
-        ('look up', traits, uuids), lambda: _look_up_statement(traits, uuids),
+        ('look up', traits, uuids, explaining, limit,
+         tuple(map(query_of, request.groups)),
+         tuple(map(frozenset, request.root_required))),
+        lambda: _look_up_statement(traits, uuids, tests),
         len(traits) + len(uuids)), kinds)
+    may_match = None
+    if tests:
+        (folded, _), = rows[_MAY_MATCH]
+        fields, = candidate_folding.unfolded_rows([folded])
+        tested, sample = tests
+        may_match = ([field == '1' for field in fields[:len(tested)]],
+                     [int(field) if field else None
+                      for field in fields[len(tested):]] if sample else None)
     return (candidate_names.Names(
                 conn, {class_id: name for name, class_id in rows[_CLASS]}),
             name_table.found_and_unknown(traits, rows[_TRAIT]),
-            aggregate.canonical_ids(rows.get(_AGGREGATE, ())))
+            aggregate.canonical_ids(rows.get(_AGGREGATE, ())),
+            rows[_SHARING], may_match)
 
 
-def _look_up_statement(traits, uuids):
-    """The statement of :func:`_look_up` of trait names ``traits`` and
-    aggregate ``uuids``."""
+def _may_match_columns(request, limit):
+    """``(tests, sample)``: the columns of :meth:`Narrowing.may_match`
+    (by name: they are read with the ids of the names), and those of
+    the first window's sample for ``limit`` (none without a limit or
+    aggregates named); ``()`` if there are neither."""
+    groups = request.groups
+    tests = {}
+    for group in groups:
+        for uuids in map(sorted, group.member_of):
+            tests['aggregates', *uuids] = conditions.anyone_in(
+                aggregate.ids_of(uuids))
+    for names in (*request.root_required,
+                  *(names for group in groups
+                    for names in group.required_traits)):
+        names = sorted(names)
+        tests['traits', *names] = conditions.anyone_has(
+            name_table.ids_named(trait.TRAIT, names))
+    for group in groups:
+        for name, amount in group.resources.items():
+            tests[name, amount] = conditions.could_ever_fit_named(
+                name, amount)
+    tests = list(tests.values())[:MOST_TESTS]
+    uuids = _member_of_uuids(request)
+    sample = (_share_sample(candidate_windows.FIRST_AFTER, limit,
+                            aggregate.ids_of(uuids))
+              if limit is not None and uuids else ())
+    if not tests and not sample:
+        return ()
+    return tests, sample
+
+
+def _look_up_statement(traits, uuids, tests):
+    """The statement of :func:`_look_up` of trait names ``traits``,
+    aggregate ``uuids`` and may_match's ``tests``
+    (:func:`_may_match_columns`)."""
     queries = {_CLASS: sa.select(_RC.c.name, _RC.c.id),
-               _TRAIT: name_table.select_ids(trait.TRAIT, sorted(traits))}
+               _TRAIT: name_table.select_ids(trait.TRAIT, sorted(traits)),
+               _SHARING: _sharing_query(sorted(traits))}
     if uuids:
         queries[_AGGREGATE] = aggregate.select_ids(uuids)
+    if tests:
+        queries[_MAY_MATCH] = sa.select(
+            candidate_folding.folded_row([*tests[0], *tests[1]]),
+            sa.null())
     return name_table.united(queries)
 
 
-def _sharing_providers(conn, trait_id, trait_ids):
+def _sharing_providers(rows):
     """``({id: root id}, {aggregate id: [id]}, {trait id})`` of the
-    providers with the sharing trait (of id ``trait_id``; None: no such
-    trait), the last the ids of ``trait_ids`` that one of them has,
-    from one query."""
+    providers with the sharing trait, the last the ids of the request's
+    traits that one of them has, from the rows of
+    :func:`_sharing_query`."""
     sharing = {}
     shared_by = collections.defaultdict(list)
     held = set()
-    if trait_id is None:
-        return sharing, shared_by, held
-    for provider_id, root, aggregate_id, traits in conn.execute(
-            _SHARING, {'sharing': trait_id, 'traits': trait_ids}):
+    rows = sorted(
+        (provider_id, int(aggregate_id) if aggregate_id else None,
+         int(root), traits)
+        for provider_id, (root, aggregate_id, traits) in (
+            (provider_id, *candidate_folding.unfolded_rows([folded]))
+            for folded, provider_id in rows))
+    for provider_id, aggregate_id, root, traits in rows:
         sharing[provider_id] = root
         if aggregate_id is not None:
             shared_by[aggregate_id].append(provider_id)
@@ -757,15 +791,22 @@ def _sharing_providers(conn, trait_id, trait_ids):
     return sharing, shared_by, held
 
 
-#: The rows of :func:`_sharing_providers`, built once.
-_SHARING = (
-    sa.select(RP.c.id, _ROOT_ID, _RP_AGG.c.aggregate_id,
-              candidate_folding.folded_traits(
-                  sa.bindparam('traits', expanding=True)))
-    .join(_RP_TRAIT, _RP_TRAIT.c.resource_provider_id == RP.c.id)
-    .outerjoin(_RP_AGG, _RP_AGG.c.resource_provider_id == RP.c.id)
-    .where(_RP_TRAIT.c.trait_id == sa.bindparam('sharing'))
-    .order_by(RP.c.id, _RP_AGG.c.aggregate_id))
+def _sharing_query(traits):
+    """The rows of :func:`_sharing_providers`: a sharing provider's
+    root, one of its aggregates (or none) and the ids of those of trait
+    names ``traits`` it has, folded (:func:`candidate_folding.folded_row`),
+    and its id. The sharing trait is found by name, a join from its
+    unique index."""
+    sharing_trait = trait.TRAIT.alias('sharing_trait')
+    return (
+        sa.select(candidate_folding.folded_row([
+            _ROOT_ID, _RP_AGG.c.aggregate_id,
+            candidate_folding.folded_traits(
+                name_table.ids_named(trait.TRAIT, traits))]), RP.c.id)
+        .join(_RP_TRAIT, _RP_TRAIT.c.resource_provider_id == RP.c.id)
+        .join(sharing_trait, sharing_trait.c.id == _RP_TRAIT.c.trait_id)
+        .outerjoin(_RP_AGG, _RP_AGG.c.resource_provider_id == RP.c.id)
+        .where(sharing_trait.c.name == _SHARES))
 
 
 def _anchors(conn, sharing, shared_by, window, anchored=None):
