@@ -101,8 +101,8 @@ class Narrowing:
         self.sharing, self.shared_by, self.sharing_traits = (
             _sharing_providers(sharing))
         #: The aggregates of the sharing providers, whose roots in each
-        #: window the first narrowing statement of the window reads
-        #: too (:meth:`_slots_by_query`; none if no group allocates).
+        #: window the window's narrowing statement reads too
+        #: (:meth:`_slots_by_query`; none if no group allocates).
         self.anchored_aggregates = (
             tuple(sorted(self.shared_by))
             if any(group.resources for group in request.groups) else ())
@@ -188,21 +188,41 @@ class Narrowing:
 
     def _slots_by_query(self, window):
         """``(slots, anchors)``: the :class:`SlotProviders` of each
-        slot, from a query each (:meth:`_group_slots`) of the providers
-        of ``window``'s trees and the sharing ones; and the folded rows
-        of the window's anchors (:func:`_anchors`), which the first of
-        those queries reads too (None: no aggregate to anchor)."""
+        slot, from a query each (:meth:`_group_query`, read by
+        :meth:`_group_slots`) of the providers of ``window``'s trees and
+        the sharing ones; and the folded rows of the window's anchors
+        (:func:`_anchors_query`; None: no aggregate to anchor). The
+        queries and the anchors' are one statement
+        (:func:`candidate_folding.tagged`, kept built: :data:`_KEPT`): a
+        statement costs a round trip and about half a millisecond of the
+        service's CPU whatever it reads."""
+        each = _one_query_each(self.request.groups)
+        aggregates = self.anchored_aggregates
+        tags = [*map(str, range(len(each))),
+                *([_ANCHORS] if aggregates else [])]
+        strings = candidate_folding.strings_by_tag(self.conn.execute(
+            _KEPT.get((self.built_from, window, aggregates),
+                      lambda: self._window_statement(each, window),
+                      self.ids_named + len(aggregates))), tags)
         found = {}
-        anchored = None
-        for index, (keys, groups) in enumerate(
-                _one_query_each(self.request.groups)):
-            slots, rows = self._group_slots(groups, window,
-                                            with_anchors=not index)
-            anchored = anchored if rows is None else rows
-            found.update(zip(keys, slots, strict=True))
+        for index, (keys, groups) in enumerate(each):
+            found.update(zip(keys, self._group_slots(
+                groups, _rows(strings[str(index)])), strict=True))
         return [slot._replace(group=group)
                 for group in self.request.groups
-                for slot in found[query_of(group)]], anchored
+                for slot in found[query_of(group)]], strings.get(_ANCHORS)
+
+    def _window_statement(self, each, window):
+        """The statement of :meth:`_slots_by_query`: the query of each of
+        ``each`` (:func:`_one_query_each`) tagged by its index, and the
+        anchors' (tagged :data:`_ANCHORS`)."""
+        tree_within = candidate_windows.within(window, _ROOT_ID)
+        queries = {str(index): self._group_query(groups, tree_within)
+                   for index, (_, groups) in enumerate(each)}
+        if self.anchored_aggregates:
+            queries[_ANCHORS] = _anchors_query(self.anchored_aggregates,
+                                               window)
+        return candidate_folding.tagged(queries)
 
     def _slots_by_capacity(self, providers):
         """The :class:`SlotProviders` of each slot of a request that asks
@@ -325,34 +345,14 @@ class Narrowing:
         return {root for root, indexes in met.items()
                 if len(indexes) == len(self.collective)}
 
-    def _group_slots(self, groups, window, with_anchors=False):
-        """``(slots, anchors)``: for each of ``groups``, the
-        :class:`SlotProviders` of each of its slots, from the rows of
-        :meth:`_group_query` (the statement kept built: :data:`_KEPT`);
-        and, ``with_anchors``, the folded rows of the window's anchors
-        (:func:`_anchors_query`) read by the same statement (None
-        otherwise, or without aggregates to anchor): a statement costs
-        a round trip and about half a millisecond of the service's CPU
-        whatever it reads."""
+    def _group_slots(self, groups, rows):
+        """For each of ``groups``, the :class:`SlotProviders` of each of
+        its slots, from ``rows`` (:func:`_rows`) of its
+        :meth:`_group_query`."""
         group = groups[0]
         slots = slot_resources(group)
-        aggregates = self.anchored_aggregates if with_anchors else ()
-        query = _KEPT.get(
-            (self.built_from, tuple(map(query_of, groups)), window,
-             aggregates),
-            lambda: _with_anchors(self._group_query(
-                groups, candidate_windows.within(window, _ROOT_ID)),
-                aggregates, window),
-            self.ids_named + len(aggregates))
-        anchored = None
-        if aggregates:
-            strings = candidate_folding.strings_by_tag(
-                self.conn.execute(query), (_SLOTS, _ANCHORS))
-            rows, anchored = _rows(strings[_SLOTS]), strings[_ANCHORS]
-        else:
-            rows = _rows(self.conn.scalars(query))
         if len(groups) > 1:
-            return self._slots_of_each(groups, slots[0], rows), anchored
+            return self._slots_of_each(groups, slots[0], rows)
         collective = self.collective if not group.suffix else ()
         collective_ids = [frozenset(self.trait_ids_of(names))
                           for names in collective]
@@ -384,7 +384,7 @@ class Narrowing:
                         traits_met[provider_id] = met
         return [[SlotProviders(group, resources, roots, traits_met)
                  for resources, (roots, traits_met)
-                 in zip(slots, found, strict=True)]], anchored
+                 in zip(slots, found, strict=True)]]
 
     def _group_query(self, groups, tree_within):
         """The statement (folded: :func:`_rows`) of the providers of the
@@ -817,7 +817,7 @@ def _anchors(conn, sharing, shared_by, window, anchored=None):
 
     ``anchored``: the folded rows of :func:`_anchors_query` of every
     sharing provider's aggregates, read with the window's narrowing
-    (:meth:`Narrowing._group_slots`); without them (a window narrowed
+    (:meth:`Narrowing._slots_by_query`); without them (a window narrowed
     on its trees), those of ``sharing``'s aggregates are read here, in
     a statement of their own.
     """
@@ -864,16 +864,6 @@ def _anchors_query(aggregates, window):
         .group_by(_RP_AGG.c.aggregate_id), 'aggregate_id')
 
 
-#: The tags of a narrowing statement's rows and of its anchors'
-#: (:func:`_with_anchors`).
-_SLOTS, _ANCHORS = 'slots', 'anchors'
-
-
-def _with_anchors(query, aggregates, window):
-    """The narrowing statement ``query`` (folded rows), and the anchors
-    of ``aggregates`` in ``window`` (:func:`_anchors_query`) tagged
-    (:func:`candidate_folding.tagged`) if there are any."""
-    if not aggregates:
-        return query
-    return candidate_folding.tagged(
-        {_SLOTS: query, _ANCHORS: _anchors_query(aggregates, window)})
+#: The tag of the anchors' rows in a window's narrowing statement
+#: (:meth:`Narrowing._window_statement`).
+_ANCHORS = 'anchors'

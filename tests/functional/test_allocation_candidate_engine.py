@@ -569,9 +569,10 @@ def test_wide_symmetric_tree_with_a_limit(world):
 
 
 def test_one_narrowing_query_per_distinct_group(world, monkeypatch):
-    """A window costs one narrowing query per distinct group: the classes
-    of the unsuffixed group share one, and so do suffixed groups that
-    ask the same; each group still gets its own providers. (The groups
+    """A window costs one narrowing query per distinct group (all of
+    them one statement): the classes of the unsuffixed group share one,
+    and so do suffixed groups that ask the same; each group still gets
+    its own providers. (The groups
     name their tree: groups of resources alone make no query, see the
     next test.)"""
     world.provider('CN', inventory={'VCPU': 4, 'MEMORY_MB': 1024})

@@ -95,3 +95,24 @@ def test_a_request_that_can_match_nothing_is_one_statement(cloud):
             + '&limit=10')).json
     assert found['allocation_requests'] == []
     assert trips.statements == ['SELECT']
+
+
+def test_groups_of_different_queries_are_narrowed_by_one_statement(api):
+    """Each distinct group has its narrowing query, and a window's
+    queries are one statement."""
+    _ok(api.request('PUT', '/traits/CUSTOM_PHYSNET_A'))
+    host = api.provider({'VCPU': {'total': 4}})
+    nic = str(uuid.uuid4())
+    _ok(api.request('POST', '/resource_providers', body={
+        'name': 'nic', 'uuid': nic, 'parent_provider_uuid': host}))
+    _ok(api.request('PUT', f'/resource_providers/{nic}/inventories', body={
+        'inventories': {'SRIOV_NET_VF': {'total': 2}},
+        'resource_provider_generation': 0}))
+    _arrange(api, nic, ['CUSTOM_PHYSNET_A'])
+    with round_trips.RoundTrips(api.db.engine) as trips:
+        found = _ok(api.request(
+            'GET', '/allocation_candidates?resources=VCPU:1'
+            '&resources1=SRIOV_NET_VF:1&required1=CUSTOM_PHYSNET_A')).json
+    assert trips.statements == ['SELECT', 'SELECT', 'SELECT']
+    assert [candidate['mappings'] for candidate
+            in found['allocation_requests']] == [{'': [host], '1': [nic]}]
