@@ -795,8 +795,16 @@ def _sharing_query(traits):
     """The rows of :func:`_sharing_providers`: a sharing provider's
     root, one of its aggregates (or none) and the ids of those of trait
     names ``traits`` it has, folded (:func:`candidate_folding.folded_row`),
-    and its id. The sharing trait is found by name, a join from its
-    unique index."""
+    and its id.
+
+    The sharing trait is found by name, a join from its row (its
+    unique index): PostgreSQL no longer sees how few providers have it,
+    as it did with a literal id, and estimates a provider's traits per
+    trait; at 2,000 providers it reads all their traits (2,600 rows)
+    rather than the index of trait ids, and starts from the index as
+    they grow. A scalar subquery of its id was worse: hash joins of
+    every provider and membership.
+    """
     sharing_trait = trait.TRAIT.alias('sharing_trait')
     return (
         sa.select(candidate_folding.folded_row([
