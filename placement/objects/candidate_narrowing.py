@@ -697,23 +697,24 @@ def _look_up(conn, request, explaining, limit):
     for group in request.groups:
         uuids.update(group.forbidden_aggregates, *group.member_of)
     uuids = tuple(sorted(uuids))
-    tests = () if explaining else _may_match_columns(request, limit)
-    kinds = (_CLASS, _TRAIT, *([_AGGREGATE] if uuids else []), _SHARING,
-             *([_MAY_MATCH] if tests else []))
-    rows = name_table.looked_up(conn, _KEPT.get(
+    statement, tested, sampled = _KEPT.get(
         ('look up', traits, uuids, explaining, limit,
          tuple(map(query_of, request.groups)),
          tuple(map(frozenset, request.root_required))),
-        lambda: _look_up_statement(traits, uuids, tests),
-        len(traits) + len(uuids)), kinds)
+        lambda: _look_up_statement(
+            traits, uuids,
+            () if explaining else _may_match_columns(request, limit)),
+        len(traits) + len(uuids))
+    rows = name_table.looked_up(conn, statement, (
+        _CLASS, _TRAIT, *([_AGGREGATE] if uuids else []), _SHARING,
+        *([_MAY_MATCH] if tested is not None else [])))
     may_match = None
-    if tests:
+    if tested is not None:
         (folded, _), = rows[_MAY_MATCH]
         fields, = candidate_folding.unfolded_rows([folded])
-        tested, sample = tests
-        may_match = ([field == '1' for field in fields[:len(tested)]],
+        may_match = ([field == '1' for field in fields[:tested]],
                      [int(field) if field else None
-                      for field in fields[len(tested):]] if sample else None)
+                      for field in fields[tested:]] if sampled else None)
     return (candidate_names.Names(
                 conn, {class_id: name for name, class_id in rows[_CLASS]}),
             name_table.found_and_unknown(traits, rows[_TRAIT]),
@@ -753,19 +754,21 @@ def _may_match_columns(request, limit):
 
 
 def _look_up_statement(traits, uuids, tests):
-    """The statement of :func:`_look_up` of trait names ``traits``,
-    aggregate ``uuids`` and may_match's ``tests``
-    (:func:`_may_match_columns`)."""
+    """``(statement, tests, sampled)``: the statement of :func:`_look_up`
+    of trait names ``traits``, aggregate ``uuids`` and may_match's
+    ``tests`` (:func:`_may_match_columns`), how many tests it reads
+    (None: no row of may_match) and whether the sample follows them."""
     queries = {_CLASS: sa.select(_RC.c.name, _RC.c.id),
                _TRAIT: name_table.select_ids(trait.TRAIT, sorted(traits)),
                _SHARING: _sharing_query(sorted(traits))}
     if uuids:
         queries[_AGGREGATE] = aggregate.select_ids(uuids)
-    if tests:
-        queries[_MAY_MATCH] = sa.select(
-            candidate_folding.folded_row([*tests[0], *tests[1]]),
-            sa.null())
-    return name_table.united(queries)
+    if not tests:
+        return name_table.united(queries), None, False
+    tested, sample = tests
+    queries[_MAY_MATCH] = sa.select(
+        candidate_folding.folded_row([*tested, *sample]), sa.null())
+    return name_table.united(queries), len(tested), bool(sample)
 
 
 def _sharing_providers(rows):

@@ -756,8 +756,9 @@ def test_narrowing_statements_are_built_once_for_what_is_asked(
         return group_query(narrowing, groups, tree_within)
 
     def counted_look_up(traits, uuids, tests):
-        built.append(('look up', len(tests[0])))
-        return look_up_statement(traits, uuids, tests)
+        found = look_up_statement(traits, uuids, tests)
+        built.append(('look up', found[1]))
+        return found
 
     monkeypatch.setattr(narrowing, '_group_query', counted_group)
     monkeypatch.setattr(candidate_narrowing, '_look_up_statement',
