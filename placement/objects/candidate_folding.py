@@ -237,10 +237,11 @@ def folded_named_traits():
     without any): a trait name holds none of ``:,| `` (the API's
     pattern, ``^[A-Z0-9_]+$``), and read with the trees the names need
     no statement of their own."""
+    name = (sa.select(_TRAIT.c.name)
+            .where(_TRAIT.c.id == _RP_TRAIT.c.trait_id)
+            .correlate(_RP_TRAIT).scalar_subquery())
     return (sa.select(sa.func.aggregate_strings(
-        as_text(_RP_TRAIT.c.trait_id) + ':' + _TRAIT.c.name, ','))
-        .select_from(_RP_TRAIT.join(
-            _TRAIT, _TRAIT.c.id == _RP_TRAIT.c.trait_id))
+        as_text(_RP_TRAIT.c.trait_id) + ':' + name, ','))
         .where(_RP_TRAIT.c.resource_provider_id == RP.c.id)
         .correlate(RP).scalar_subquery())
 
