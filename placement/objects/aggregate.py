@@ -57,6 +57,12 @@ def select_ids(uuids):
     return sa.select(AGG.c.uuid, AGG.c.id).where(AGG.c.uuid.in_(uuids))
 
 
+def ids_of(uuids):
+    """The query of the ids of the aggregates ``uuids`` (for a statement
+    that reads them with what they name)."""
+    return sa.select(AGG.c.id).where(AGG.c.uuid.in_(uuids))
+
+
 def of_provider(conn, uuid):
     """``(provider generation, sorted aggregate uuids)`` of provider
     ``uuid``."""

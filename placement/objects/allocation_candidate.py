@@ -21,13 +21,14 @@ inventory holds or a trait no provider has, is answered at once
    their roots and, per resource class of the unsuffixed group, whether
    they can serve it alone (capacity, min/max/step); its conditions are
    probes of each provider's own rows, so a window costs what its
-   providers cost, not what the cloud holds. The ids of the classes,
-   traits and aggregates named (and every class's name) take one query
-   a request, the sharing providers (MISC_SHARES_VIA_AGGREGATE) and
-   their aggregates one, the roots they are shared with (those of the
-   window's providers in an aggregate with them) one a window: a
-   statement costs about half a millisecond of CPU whatever it reads.
-   The roots that can serve
+   providers cost, not what the cloud holds. A statement costs a round
+   trip and about half a millisecond of CPU whatever it reads, so the
+   queries of a window are one statement, with the roots the sharing
+   providers are shared with (those of the window's providers in an
+   aggregate with them); and the ids of the classes, traits and
+   aggregates named (and every class's name), the sharing providers
+   (MISC_SHARES_VIA_AGGREGATE) with their aggregates, and the tests of
+   ``may_match`` are one statement a request. The roots that can serve
    every slot are intersected in Python; the same queries tell which of
    the unsuffixed group's required traits each provider has, so that
    roots whose providers cannot meet them together are dropped before
@@ -40,8 +41,9 @@ inventory holds or a trait no provider has, is answered at once
    would), and their providers tested in Python.
 2. *Assembly*, lazily: the roots of a window are walked in order
    (shuffled when randomised), their trees loaded a batch at a
-   time (:mod:`candidate_loading`, one query per batch, a row per
-   provider, parents and roots found among the rows of the tree), and
+   time (:mod:`candidate_loading`, one statement per batch, with the
+   usage and the trait names, a row per provider, parents and roots
+   found among the rows of the tree), and
    each tree yields its candidates through the window's
    :class:`candidate_tree.Search` (slots that cannot interact, as those
    of the unsuffixed group alone, are combined directly, without the
@@ -86,10 +88,10 @@ def search(conn, request, conf):
     """
     limit = _limit(request, conf)
     randomize = conf.placement.randomize_allocation_candidates
-    narrowing = candidate_narrowing.Narrowing(conn, request)
+    narrowing = candidate_narrowing.Narrowing(conn, request, limit=limit)
     names = narrowing.names
     progress = candidate_windows.Progress()
-    if not narrowing.may_match(limit):
+    if not narrowing.may_match():
         return Found((), None, None, progress)
     trees = candidate_loading.Trees(conn, narrowing, names)
     windows = (progress.narrowed(narrowing.narrow(window, trees.load_window),

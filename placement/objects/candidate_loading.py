@@ -180,28 +180,29 @@ def tree_rules(request):
 
 def load_providers(conn, roots, names):
     """``{id: candidate_tree.Provider}`` for every provider of the trees
-    of ``roots`` (a :class:`candidate_folding.TreeRoots`), in one query.
+    of ``roots`` (a :class:`candidate_folding.TreeRoots`), in one
+    statement.
 
-    A provider's inventories and trait ids come folded into strings by
-    the database, and the providers folded into strings of many
-    (:func:`candidate_folding.folded_rows`): the driver's cost is per
-    row and per column. Their usage is a second statement
-    (:func:`candidate_folding.usage`). The uuids of parents and roots
-    come from the rows themselves (the trees are loaded whole).
-    ``names`` is a :class:`candidate_names.Names`.
+    A provider's inventories and traits (ids and names) come folded
+    into strings by the database, and the providers folded into strings
+    of many (:func:`candidate_folding.folded_rows`): the driver's cost
+    is per row and per column. Their usage comes in the same statement
+    (:func:`candidate_folding.tagged`: :data:`candidate_folding.USAGE`).
+    The uuids of parents and roots come from the rows themselves (the
+    trees are loaded whole). ``names`` is a
+    :class:`candidate_names.Names`.
     """
-    used = candidate_folding.usage(conn, roots)
+    strings = candidate_folding.strings_by_tag(
+        conn.execute(_LOAD_TREES, roots.params()), (_PROVIDERS, _USAGE))
+    used = candidate_folding.usage(strings[_USAGE])
     rows = [(int(provider_id), uuid, int(parent) if parent else None,
              int(root), inventories, traits)
             for provider_id, uuid, parent, root, inventories, traits
-            in candidate_folding.unfolded_rows(
-                conn.scalars(_LOAD_TREES, roots.params()))]
+            in candidate_folding.unfolded_rows(strings[_PROVIDERS])]
     if roots.unasked:
         asked = roots.asked
         rows = [row for row in rows if row[3] in asked]
     uuids = {row[0]: row[1] for row in rows}
-    names.traits({int(trait_id) for row in rows if row[5]
-                  for trait_id in row[5].split(',')})
     return {
         row[0]: candidate_tree.Provider(
             id=row[0], uuid=row[1], parent_id=row[2], root_id=row[3],
@@ -214,10 +215,15 @@ def load_providers(conn, roots, names):
         for row in rows}
 
 
-#: The rows of :func:`load_providers`, folded; built once (its roots are
-#: parameters), so that a request neither builds nor coerces it.
-_LOAD_TREES = candidate_folding.folded_rows(
-    sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id, _ROOT_ID,
-              candidate_folding.folded_inventories(),
-              candidate_folding.folded_traits())
-    .where(candidate_folding.of_trees(_ROOT_ID)), 'id')
+#: The tags of :data:`_LOAD_TREES`' rows.
+_PROVIDERS, _USAGE = 'providers', 'usage'
+#: The rows of :func:`load_providers`, folded, and their usage; built
+#: once (its roots are parameters), so that a request neither builds
+#: nor coerces it.
+_LOAD_TREES = candidate_folding.tagged({
+    _PROVIDERS: candidate_folding.folded_rows(
+        sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id, _ROOT_ID,
+                  candidate_folding.folded_inventories(),
+                  candidate_folding.folded_named_traits())
+        .where(candidate_folding.of_trees(_ROOT_ID)), 'id'),
+    _USAGE: candidate_folding.USAGE})

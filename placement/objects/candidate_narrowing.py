@@ -46,8 +46,10 @@ _ROOT_ID = RP.c.root_provider_id
 #: SAMPLE.
 SAMPLE_PER_LIMIT = 16
 SAMPLE = 4096
-#: What each row of :func:`_look_up` names.
-_CLASS, _TRAIT, _AGGREGATE = 'class', 'trait', 'aggregate'
+#: What each row of :func:`_look_up` reads: the ids of names, a
+#: sharing provider, the tests of :meth:`Narrowing.may_match`.
+_CLASS, _TRAIT, _AGGREGATE, _SHARING, _MAY_MATCH = (
+    'class', 'trait', 'aggregate', 'sharing', 'may_match')
 #: The most tests of :meth:`Narrowing.may_match` (columns of one row).
 MOST_TESTS = 32
 #: The most required trait sets of the unsuffixed group whose probe of
@@ -70,15 +72,19 @@ class Narrowing:
     providers), or the single provider of a suffixed group.
     """
 
-    def __init__(self, conn, request, explaining=False):
+    def __init__(self, conn, request, explaining=False, limit=None):
         """``explaining``: for :mod:`placement.objects.explain`, which
         counts the traits checked on trees as stages of their own: each
         slot's query then keeps every provider the group's own
-        conditions let through (:meth:`_trees_that_may_qualify`)."""
+        conditions let through (:meth:`_trees_that_may_qualify`), and
+        asks nothing of :meth:`may_match`. ``limit``: the search's
+        (:meth:`may_match` samples the first window for it)."""
         self.conn = conn
         self.request = request
         self.explaining = explaining
-        names, (found, unknown), self.aggregate_ids = _look_up(conn, request)
+        self.limit = limit
+        (names, (found, unknown), self.aggregate_ids, sharing,
+         self._may_match_row) = _look_up(conn, request, explaining, limit)
         #: The :class:`candidate_names.Names` of the request.
         self.names = names
         asked = {name for group in request.groups
@@ -93,8 +99,13 @@ class Narrowing:
         #: [sharing provider id]}``, and the ids of the request's traits
         #: that a sharing provider has.
         self.sharing, self.shared_by, self.sharing_traits = (
-            _sharing_providers(conn, found.get(_SHARES),
-                               sorted(self.trait_ids.values())))
+            _sharing_providers(sharing))
+        #: The aggregates of the sharing providers, whose roots in each
+        #: window the window's narrowing statement reads too
+        #: (:meth:`_slots_by_query`; none if no group allocates).
+        self.anchored_aggregates = (
+            tuple(sorted(self.shared_by))
+            if any(group.resources for group in request.groups) else ())
         #: The unsuffixed group's required traits, met by its providers
         #: together.
         self.collective = collective_traits(request)
@@ -141,18 +152,18 @@ class Narrowing:
         of which fewer than half the trees can serve.
         """
         self.per_provider = bool(candidate_windows.within(window, _ROOT_ID))
-        loaded = None
+        loaded = anchored = None
         if self.by_capacity and load is not None:
             providers = load(window)
             loaded = {provider.root_id for provider in providers
                       if candidate_windows.holds(window, provider.root_id)}
             self.slots = self._slots_by_capacity(providers)
         else:
-            self.slots = self._slots_by_query(window)
+            self.slots, anchored = self._slots_by_query(window)
         self.anchors = _anchors(self.conn, {
             provider_id: root for provider_id, root in self.sharing.items()
             if any(provider_id in slot.roots for slot in self.slots)},
-            self.shared_by, window)
+            self.shared_by, window, anchored)
         roots = None
         for slot in self.slots:
             reachable = self.reachable_roots(slot)
@@ -176,16 +187,42 @@ class Narrowing:
         return roots
 
     def _slots_by_query(self, window):
-        """The :class:`SlotProviders` of each slot, from a query each
-        (:meth:`_group_slots`) of the providers of ``window``'s trees
-        and the sharing ones."""
+        """``(slots, anchors)``: the :class:`SlotProviders` of each
+        slot, from a query each (:meth:`_group_query`, read by
+        :meth:`_group_slots`) of the providers of ``window``'s trees and
+        the sharing ones; and the folded rows of the window's anchors
+        (:func:`_anchors_query`; None: no aggregate to anchor). The
+        queries and the anchors' are one statement
+        (:func:`candidate_folding.tagged`, kept built: :data:`_KEPT`): a
+        statement costs a round trip and about half a millisecond of the
+        service's CPU whatever it reads."""
+        each = _one_query_each(self.request.groups)
+        aggregates = self.anchored_aggregates
+        tags = [*map(str, range(len(each))),
+                *([_ANCHORS] if aggregates else [])]
+        strings = candidate_folding.strings_by_tag(self.conn.execute(
+            _KEPT.get((self.built_from, window, aggregates),
+                      lambda: self._window_statement(each, window),
+                      self.ids_named + len(aggregates))), tags)
         found = {}
-        for keys, groups in _one_query_each(self.request.groups):
-            found.update(zip(keys, self._group_slots(groups, window),
-                             strict=True))
+        for index, (keys, groups) in enumerate(each):
+            found.update(zip(keys, self._group_slots(
+                groups, _rows(strings[str(index)])), strict=True))
         return [slot._replace(group=group)
                 for group in self.request.groups
-                for slot in found[query_of(group)]]
+                for slot in found[query_of(group)]], strings.get(_ANCHORS)
+
+    def _window_statement(self, each, window):
+        """The statement of :meth:`_slots_by_query`: the query of each of
+        ``each`` (:func:`_one_query_each`) tagged by its index, and the
+        anchors' (tagged :data:`_ANCHORS`)."""
+        tree_within = candidate_windows.within(window, _ROOT_ID)
+        queries = {str(index): self._group_query(groups, tree_within)
+                   for index, (_, groups) in enumerate(each)}
+        if self.anchored_aggregates:
+            queries[_ANCHORS] = _anchors_query(self.anchored_aggregates,
+                                               window)
+        return candidate_folding.tagged(queries)
 
     def _slots_by_capacity(self, providers):
         """The :class:`SlotProviders` of each slot of a request that asks
@@ -227,63 +264,30 @@ class Narrowing:
                     if serves(provider.inventories)}, {}))
         return slots
 
-    def may_match(self, limit=None):
+    def may_match(self):
         """False when the request can match nothing: a group asks for an
         amount that no inventory could hold even unallocated, or names
         only aggregates or traits that no provider is in or has.
 
         Otherwise a request with a limit that matches nothing searches
         every window of roots before it answers (200 ms at 10,000
-        providers): here one statement of uncorrelated EXISTS, each an
-        index range that stops at its first row, of at most
+        providers): here tests of uncorrelated EXISTS, each an index
+        range that stops at its first row, of at most
         :data:`MOST_TESTS` (the first ones, which is enough to be right:
-        each test is only a necessary condition). With a ``limit``, the
-        same statement samples :meth:`members_share` from the first id.
-        It is kept built (:data:`_KEPT`).
+        each test is only a necessary condition), read with the
+        request's names (:func:`_look_up`). With a limit, the same
+        statement samples :meth:`members_share` from the first id.
         """
         if any(conditions.known_groups(group.member_of, self.aggregate_ids)
                is None for group in self.request.groups):
             return False
-        query, tests, sampled = _KEPT.get(
-            ('may_match', self.built_from, limit),
-            lambda: self._may_match_query(limit), self.ids_named)
-        if query is None:
+        if self._may_match_row is None:
             return True
-        row = self.conn.execute(query).one()
-        if sampled:
-            self._shares[candidate_windows.FIRST_AFTER, limit] = _share(
-                limit, *row[tests:])
-        return all(row[:tests])
-
-    def _may_match_query(self, limit):
-        """``(statement, its tests, whether the first window's sample
-        follows them)`` of :meth:`may_match` (no statement: nothing to
-        ask)."""
-        groups = self.request.groups
-        tests = {}
-        for group in groups:
-            member_of = conditions.known_groups(group.member_of,
-                                                self.aggregate_ids)
-            for ids in map(sorted, member_of):
-                tests['aggregates', *ids] = sa.exists().where(
-                    _RP_AGG.c.aggregate_id.in_(ids))
-        for names in (*self.request.root_required,
-                      *(names for group in groups
-                        for names in group.required_traits)):
-            ids = sorted(self.trait_ids_of(names))
-            tests['traits', *ids] = sa.exists().where(
-                _RP_TRAIT.c.trait_id.in_(ids))
-        for group in groups:
-            for name, amount in group.resources.items():
-                tests[name, amount] = conditions.could_ever_fit(
-                    self.class_ids[name], amount)
-        tests = list(tests.values())[:MOST_TESTS]
-        sample = (self._share_sample(candidate_windows.FIRST_AFTER, limit)
-                  if limit is not None else None)
-        if not tests and sample is None:
-            return None, 0, False
-        return (sa.select(*tests, *(sample or ())), len(tests),
-                sample is not None)
+        tests, sample = self._may_match_row
+        if sample is not None:
+            self._shares[candidate_windows.FIRST_AFTER, self.limit] = (
+                _share(self.limit, *sample))
+        return all(tests)
 
     def members_share(self, after, limit):
         """The :class:`candidate_windows.Share` of the providers after id
@@ -295,31 +299,13 @@ class Narrowing:
         ids rather than providers: gaps left by deleted ones make the
         share smaller, the first window larger)."""
         if (after, limit) not in self._shares:
-            sample = self._share_sample(after, limit)
+            named = conditions.known_ids(
+                _member_of_uuids(self.request), self.aggregate_ids)
             self._shares[after, limit] = (
-                candidate_windows.Share(1.0, None) if sample is None
-                else _share(limit, *self.conn.execute(
-                    sa.select(*sample)).one()))
+                _share(limit, *self.conn.execute(sa.select(
+                    *_share_sample(after, limit, named))).one())
+                if named else candidate_windows.Share(1.0, None))
         return self._shares[after, limit]
-
-    def _share_sample(self, after, limit):
-        """The columns of :meth:`members_share`'s sample (None: the
-        request names no aggregate that exists): the memberships, the
-        first id and the highest."""
-        named = conditions.known_ids(
-            (uuid for group in self.request.groups
-             for uuids in group.member_of for uuid in uuids),
-            self.aggregate_ids)
-        if not named:
-            return None
-        first = (sa.select(sa.func.min(RP.c.id)).where(RP.c.id > after)
-                 .scalar_subquery())
-        return (sa.select(sa.func.count()).select_from(_RP_AGG).where(
-                    _RP_AGG.c.aggregate_id.in_(named),
-                    _RP_AGG.c.resource_provider_id >= first,
-                    _RP_AGG.c.resource_provider_id < first + _span(limit))
-                .scalar_subquery(),
-                first, sa.select(sa.func.max(RP.c.id)).scalar_subquery())
 
     def via_sharing(self, slot):
         """The sharing providers through which ``slot`` reaches the
@@ -359,19 +345,14 @@ class Narrowing:
         return {root for root, indexes in met.items()
                 if len(indexes) == len(self.collective)}
 
-    def _group_slots(self, groups, window):
+    def _group_slots(self, groups, rows):
         """For each of ``groups``, the :class:`SlotProviders` of each of
-        its slots, from the rows of :meth:`_group_query` (the
-        statement kept built: :data:`_KEPT`)."""
+        its slots, from ``rows`` (:func:`_rows`) of its
+        :meth:`_group_query`."""
         group = groups[0]
         slots = slot_resources(group)
-        query = _KEPT.get(
-            (self.built_from, tuple(map(query_of, groups)), window),
-            lambda: self._group_query(
-                groups, candidate_windows.within(window, _ROOT_ID)),
-            self.ids_named)
         if len(groups) > 1:
-            return self._slots_of_each(groups, slots[0], query)
+            return self._slots_of_each(groups, slots[0], rows)
         collective = self.collective if not group.suffix else ()
         collective_ids = [frozenset(self.trait_ids_of(names))
                           for names in collective]
@@ -382,7 +363,7 @@ class Narrowing:
         # a large narrowing.
         combinations = {}
         traits_at = 2 + len(slots) if flagged else 2
-        for row in _rows(self.conn, query):
+        for row in rows:
             provider_id, root = int(row[0]), int(row[1])
             serves = ([flag == '1' for flag in row[2:traits_at]] if flagged
                       else (True,))
@@ -459,11 +440,12 @@ class Narrowing:
             query = query.where(*bounds)
         return candidate_folding.folded_rows(query, 'id')
 
-    def _slots_of_each(self, groups, resources, query):
-        """The one slot of each of ``groups`` (suffixed), from the rows
-        of ``query``: id, root, and a flag per group."""
+    @staticmethod
+    def _slots_of_each(groups, resources, rows):
+        """The one slot of each of ``groups`` (suffixed), from ``rows``
+        (:func:`_rows`): id, root, and a flag per group."""
         found = [{} for _ in groups]
-        for row in _rows(self.conn, query):
+        for row in rows:
             provider_id, root = int(row[0]), int(row[1])
             for roots, flag in zip(found, row[2:], strict=True):
                 if flag == '1':
@@ -630,14 +612,14 @@ def _trait_names(request):
     return names
 
 
-def _rows(conn, query):
-    """The rows of ``query`` (folded, :func:`candidate_folding.folded_rows`:
+def _rows(strings):
+    """The rows of folded ``strings`` (:func:`candidate_folding.folded_rows`:
     a provider's id and root id first) as lists of text; but those of
     providers whose root id is NULL, a broken tree (the audit reports
     it) that serves no candidate, as upstream's joins on the root leave
     it out."""
-    return (row for row in candidate_folding.unfolded_rows(
-        conn.scalars(query)) if row[1])
+    return (row for row in candidate_folding.unfolded_rows(strings)
+            if row[1])
 
 
 def _one_query_each(groups):
@@ -676,51 +658,142 @@ def slot_resources(group):
     return [{name: amount} for name, amount in group.resources.items()]
 
 
-def _look_up(conn, request):
+def _member_of_uuids(request):
+    """The uuids of the aggregates named by the ``member_of`` of
+    ``request``'s groups, sorted."""
+    return sorted({uuid for group in request.groups
+                   for uuids in group.member_of for uuid in uuids})
+
+
+def _share_sample(after, limit, aggregate_ids):
+    """The columns of :meth:`Narrowing.members_share`'s sample of the
+    memberships of ``aggregate_ids`` (ids, or a query of them): the
+    memberships, the first id and the highest."""
+    first = (sa.select(sa.func.min(RP.c.id)).where(RP.c.id > after)
+             .scalar_subquery())
+    return (sa.select(sa.func.count()).select_from(_RP_AGG).where(
+                _RP_AGG.c.aggregate_id.in_(aggregate_ids),
+                _RP_AGG.c.resource_provider_id >= first,
+                _RP_AGG.c.resource_provider_id < first + _span(limit))
+            .scalar_subquery(),
+            first, sa.select(sa.func.max(RP.c.id)).scalar_subquery())
+
+
+def _look_up(conn, request, explaining, limit):
     """``(Names, ({trait name: id}, unknown trait names), {aggregate
-    uuid: id})``: every resource class (a small table: the ids asked
+    uuid: id}, sharing rows, may_match's row)`` of ``request``, read in
+    one statement (:func:`name_table.looked_up`), kept built
+    (:data:`_KEPT`): every resource class (a small table: the ids asked
     and the names of the inventories loaded), the traits the request
-    names, with the sharing trait (a literal id lets PostgreSQL see how
-    few providers have it), and the aggregates it names (unknown ones
-    left out), read in one statement (:func:`name_table.look_up`), kept
-    built (:data:`_KEPT`)."""
+    names and the sharing trait, the aggregates it names (unknown ones
+    left out), the sharing providers (:func:`_sharing_providers`) and,
+    unless ``explaining``, the tests of :meth:`Narrowing.may_match`
+    (None: nothing to test), with the first window's sample for
+    ``limit``. A statement costs a round trip and about half a
+    millisecond of the service's CPU whatever it reads: those that need
+    the ids of names find them by name themselves."""
     traits = frozenset(_trait_names(request) | {_SHARES})
     uuids = set()
     for group in request.groups:
         uuids.update(group.forbidden_aggregates, *group.member_of)
-    kinds = (_CLASS, _TRAIT, *([_AGGREGATE] if uuids else []))
     uuids = tuple(sorted(uuids))
-    rows = name_table.looked_up(conn, _KEPT.get(
-        ('look up', traits, uuids), lambda: _look_up_statement(traits, uuids),
-        len(traits) + len(uuids)), kinds)
+    statement, tested, sampled = _KEPT.get(
+        ('look up', traits, uuids, explaining, limit,
+         tuple(map(query_of, request.groups)),
+         tuple(map(frozenset, request.root_required))),
+        lambda: _look_up_statement(
+            traits, uuids,
+            () if explaining else _may_match_columns(request, limit)),
+        len(traits) + len(uuids))
+    rows = name_table.looked_up(conn, statement, (
+        _CLASS, _TRAIT, *([_AGGREGATE] if uuids else []), _SHARING,
+        *([_MAY_MATCH] if tested is not None else [])))
+    may_match = None
+    if tested is not None:
+        (folded, _), = rows[_MAY_MATCH]
+        fields, = candidate_folding.unfolded_rows([folded])
+        may_match = ([field == '1' for field in fields[:tested]],
+                     [int(field) if field else None
+                      for field in fields[tested:]] if sampled else None)
     return (candidate_names.Names(
                 conn, {class_id: name for name, class_id in rows[_CLASS]}),
             name_table.found_and_unknown(traits, rows[_TRAIT]),
-            aggregate.canonical_ids(rows.get(_AGGREGATE, ())))
+            aggregate.canonical_ids(rows.get(_AGGREGATE, ())),
+            rows[_SHARING], may_match)
 
 
-def _look_up_statement(traits, uuids):
-    """The statement of :func:`_look_up` of trait names ``traits`` and
-    aggregate ``uuids``."""
+def _may_match_columns(request, limit):
+    """``(tests, sample)``: the columns of :meth:`Narrowing.may_match`
+    (by name: they are read with the ids of the names), and those of
+    the first window's sample for ``limit`` (none without a limit or
+    aggregates named); ``()`` if there are neither.
+
+    A request naming more than :data:`kept.MOST_IDS` aggregates has
+    neither aggregate tests nor sample (:meth:`Narrowing.members_share`
+    reads it then, by the ids found): each would name all their uuids
+    again, to parse and send (2,005 of them: 10 ms more of each side's
+    CPU).
+    """
+    groups = request.groups
+    uuids = _member_of_uuids(request)
+    named = len(uuids) <= kept.MOST_IDS
+    tests = {}
+    for group in groups if named else ():
+        for member_of in map(sorted, group.member_of):
+            tests['aggregates', *member_of] = conditions.anyone_in(
+                aggregate.ids_of(member_of))
+    for names in (*request.root_required,
+                  *(names for group in groups
+                    for names in group.required_traits)):
+        names = sorted(names)
+        tests['traits', *names] = conditions.anyone_has(
+            name_table.ids_named(trait.TRAIT, names))
+    for group in groups:
+        for name, amount in group.resources.items():
+            tests[name, amount] = conditions.could_ever_fit_named(
+                name, amount)
+    tests = list(tests.values())[:MOST_TESTS]
+    sample = (_share_sample(candidate_windows.FIRST_AFTER, limit,
+                            aggregate.ids_of(uuids))
+              if limit is not None and uuids and named else ())
+    if not tests and not sample:
+        return ()
+    return tests, sample
+
+
+def _look_up_statement(traits, uuids, tests):
+    """``(statement, tests, sampled)``: the statement of :func:`_look_up`
+    of trait names ``traits``, aggregate ``uuids`` and may_match's
+    ``tests`` (:func:`_may_match_columns`), how many tests it reads
+    (None: no row of may_match) and whether the sample follows them."""
     queries = {_CLASS: sa.select(_RC.c.name, _RC.c.id),
-               _TRAIT: name_table.select_ids(trait.TRAIT, sorted(traits))}
+               _TRAIT: name_table.select_ids(trait.TRAIT, sorted(traits)),
+               _SHARING: _sharing_query(sorted(traits))}
     if uuids:
         queries[_AGGREGATE] = aggregate.select_ids(uuids)
-    return name_table.united(queries)
+    if not tests:
+        return name_table.united(queries), None, False
+    tested, sample = tests
+    queries[_MAY_MATCH] = sa.select(
+        candidate_folding.folded_row([*tested, *sample]), sa.null())
+    return name_table.united(queries), len(tested), bool(sample)
 
 
-def _sharing_providers(conn, trait_id, trait_ids):
+def _sharing_providers(rows):
     """``({id: root id}, {aggregate id: [id]}, {trait id})`` of the
-    providers with the sharing trait (of id ``trait_id``; None: no such
-    trait), the last the ids of ``trait_ids`` that one of them has,
-    from one query."""
+    providers with the sharing trait, the last the ids of the request's
+    traits that one of them has, from the rows of
+    :func:`_sharing_query`."""
     sharing = {}
     shared_by = collections.defaultdict(list)
     held = set()
-    if trait_id is None:
-        return sharing, shared_by, held
-    for provider_id, root, aggregate_id, traits in conn.execute(
-            _SHARING, {'sharing': trait_id, 'traits': trait_ids}):
+    rows = sorted(
+        (provider_id, int(aggregate_id) if aggregate_id else None,
+         int(root), traits)
+        for provider_id, (root, aggregate_id, traits) in (
+            (provider_id, *candidate_folding.unfolded_rows([folded]))
+            for folded, provider_id in rows))
+    for provider_id, aggregate_id, root, traits in rows:
         sharing[provider_id] = root
         if aggregate_id is not None:
             shared_by[aggregate_id].append(provider_id)
@@ -729,22 +802,66 @@ def _sharing_providers(conn, trait_id, trait_ids):
     return sharing, shared_by, held
 
 
-#: The rows of :func:`_sharing_providers`, built once.
-_SHARING = (
-    sa.select(RP.c.id, _ROOT_ID, _RP_AGG.c.aggregate_id,
-              candidate_folding.folded_traits(
-                  sa.bindparam('traits', expanding=True)))
-    .join(_RP_TRAIT, _RP_TRAIT.c.resource_provider_id == RP.c.id)
-    .outerjoin(_RP_AGG, _RP_AGG.c.resource_provider_id == RP.c.id)
-    .where(_RP_TRAIT.c.trait_id == sa.bindparam('sharing'))
-    .order_by(RP.c.id, _RP_AGG.c.aggregate_id))
+def _sharing_query(traits):
+    """The rows of :func:`_sharing_providers`: a sharing provider's
+    root, one of its aggregates (or none) and the ids of those of trait
+    names ``traits`` it has, folded (:func:`candidate_folding.folded_row`),
+    and its id.
+
+    The sharing trait is found by name, a join from its row (its
+    unique index): PostgreSQL no longer sees how few providers have it,
+    as it did with a literal id, and estimates a provider's traits per
+    trait; at 2,000 providers it reads all their traits (2,600 rows)
+    rather than the index of trait ids, and starts from the index as
+    they grow. A scalar subquery of its id was worse: hash joins of
+    every provider and membership.
+    """
+    sharing_trait = trait.TRAIT.alias('sharing_trait')
+    return (
+        sa.select(candidate_folding.folded_row([
+            _ROOT_ID, _RP_AGG.c.aggregate_id,
+            candidate_folding.folded_traits(
+                name_table.ids_named(trait.TRAIT, traits))]), RP.c.id)
+        .join(_RP_TRAIT, _RP_TRAIT.c.resource_provider_id == RP.c.id)
+        .join(sharing_trait, sharing_trait.c.id == _RP_TRAIT.c.trait_id)
+        .outerjoin(_RP_AGG, _RP_AGG.c.resource_provider_id == RP.c.id)
+        .where(sharing_trait.c.name == _SHARES))
 
 
-def _anchors(conn, sharing, shared_by, window):
+def _anchors(conn, sharing, shared_by, window, anchored=None):
     """``{sharing provider id: {root id}}`` for the ``{id: root id}`` of
     ``sharing``: its own root, and the roots (within ``window``) of the
     providers in one of its aggregates (``shared_by``: the sharing
     providers of each aggregate, :func:`_sharing_providers`).
+
+    ``anchored``: the folded rows of :func:`_anchors_query` of every
+    sharing provider's aggregates, read with the window's narrowing
+    (:meth:`Narrowing._slots_by_query`); without them (a window narrowed
+    on its trees), those of ``sharing``'s aggregates are read here, in
+    a statement of their own.
+    """
+    anchors = {provider_id: {root} for provider_id, root in sharing.items()}
+    if anchored is None:
+        aggregates = tuple(sorted(
+            aggregate_id for aggregate_id, providers in shared_by.items()
+            if any(provider_id in sharing for provider_id in providers)))
+        if not aggregates:
+            return anchors
+        anchored = conn.scalars(_KEPT.get(
+            ('anchors', aggregates, window),
+            lambda: _anchors_query(aggregates, window), len(aggregates)))
+    for aggregate_id, roots in candidate_folding.unfolded_rows(anchored):
+        roots = set(map(int, roots.split(',')))
+        for provider_id in shared_by[int(aggregate_id)]:
+            if provider_id in anchors:
+                anchors[provider_id] |= roots
+    return anchors
+
+
+def _anchors_query(aggregates, window):
+    """The statement of :func:`_anchors`: the roots (within ``window``)
+    of the providers of each of ``aggregates``, folded
+    (:func:`candidate_folding.folded_rows`), kept built.
 
     One query for the roots of each aggregate, by aggregate id: the
     database starts from the window's providers or from the
@@ -755,26 +872,7 @@ def _anchors(conn, sharing, shared_by, window):
     there are few aggregates and many roots, and the driver's cost is
     per row.
     """
-    anchors = {provider_id: {root} for provider_id, root in sharing.items()}
-    aggregates = tuple(sorted(
-        aggregate_id for aggregate_id, providers in shared_by.items()
-        if any(provider_id in sharing for provider_id in providers)))
-    if not aggregates:
-        return anchors
-    for aggregate_id, roots in conn.execute(_KEPT.get(
-            ('anchors', aggregates, window),
-            lambda: _anchors_query(aggregates, window), len(aggregates))):
-        roots = set(map(int, roots.split(',')))
-        for provider_id in shared_by[aggregate_id]:
-            if provider_id in anchors:
-                anchors[provider_id] |= roots
-    return anchors
-
-
-def _anchors_query(aggregates, window):
-    """The statement of :func:`_anchors`: the roots (within ``window``)
-    of the providers of each of ``aggregates``, kept built."""
-    return (
+    return candidate_folding.folded_rows(
         sa.select(_RP_AGG.c.aggregate_id,
                   sa.func.aggregate_strings(
                       candidate_folding.as_text(_ROOT_ID), ','))
@@ -782,4 +880,9 @@ def _anchors_query(aggregates, window):
         .join(_RP_AGG, _RP_AGG.c.resource_provider_id == RP.c.id)
         .where(_RP_AGG.c.aggregate_id.in_(aggregates),
                *candidate_windows.within(window, _ROOT_ID))
-        .group_by(_RP_AGG.c.aggregate_id))
+        .group_by(_RP_AGG.c.aggregate_id), 'aggregate_id')
+
+
+#: The tag of the anchors' rows in a window's narrowing statement
+#: (:meth:`Narrowing._window_statement`).
+_ANCHORS = 'anchors'

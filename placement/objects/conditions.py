@@ -30,6 +30,7 @@ RP = resource_provider.RP
 ROOT_ID = RP.c.root_provider_id
 
 _INV = models.Inventory.__table__
+_RC = models.ResourceClass.__table__
 _ALLOC = models.Allocation.__table__
 _RP_AGG = models.ResourceProviderAggregate.__table__
 _RP_TRAIT = models.ResourceProviderTrait.__table__
@@ -306,6 +307,28 @@ def could_ever_fit(class_id, amount):
     nothing allocated from it (an index range of the class, stopping at
     the first that can)."""
     return sa.exists(sa.select(1).where(*_fits(class_id, amount, now=False)))
+
+
+@_built
+def could_ever_fit_named(class_name, amount):
+    """:func:`could_ever_fit` of the class named ``class_name``, its id
+    read by the same statement (none such: false), for a statement
+    that reads the ids of names with what they name."""
+    return sa.exists(sa.select(1).where(*_fits(
+        sa.select(_RC.c.id).where(_RC.c.name == class_name)
+        .scalar_subquery(), amount, now=False)))
+
+
+def anyone_in(aggregate_ids):
+    """Condition: some provider is in one of the aggregates (ids, or a
+    query of them)."""
+    return sa.exists().where(_RP_AGG.c.aggregate_id.in_(aggregate_ids))
+
+
+def anyone_has(trait_ids):
+    """Condition: some provider has one of the traits (ids, or a query
+    of them)."""
+    return sa.exists().where(_RP_TRAIT.c.trait_id.in_(trait_ids))
 
 
 @_built

@@ -53,6 +53,13 @@ def select_ids(table, names):
             .where(table.c.name.in_(filter(storable, names))))
 
 
+def ids_named(table, names):
+    """The query of the ids of the rows of ``names`` (for a statement
+    that reads them with what they name)."""
+    return sa.select(table.c.id).where(
+        table.c.name.in_(filter(storable, names)))
+
+
 def look_up(conn, queries):
     """``{kind: [(key, id), ...]}`` for ``{kind: query}``, each query
     one of ``(key, id)`` rows (as :func:`select_ids`), read in one

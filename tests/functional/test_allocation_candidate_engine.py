@@ -569,9 +569,10 @@ def test_wide_symmetric_tree_with_a_limit(world):
 
 
 def test_one_narrowing_query_per_distinct_group(world, monkeypatch):
-    """A window costs one narrowing query per distinct group: the classes
-    of the unsuffixed group share one, and so do suffixed groups that
-    ask the same; each group still gets its own providers. (The groups
+    """A window costs one narrowing query per distinct group (all of
+    them one statement): the classes of the unsuffixed group share one,
+    and so do suffixed groups that ask the same; each group still gets
+    its own providers. (The groups
     name their tree: groups of resources alone make no query, see the
     next test.)"""
     world.provider('CN', inventory={'VCPU': 4, 'MEMORY_MB': 1024})
@@ -696,9 +697,9 @@ def _counted_narrowing_queries(monkeypatch):
     queried = []
     group_slots = candidate_narrowing.Narrowing._group_slots
 
-    def counted(narrowing, groups, tree_within):
+    def counted(narrowing, groups, window, **options):
         queried.append(tuple(group.suffix for group in groups))
-        return group_slots(narrowing, groups, tree_within)
+        return group_slots(narrowing, groups, window, **options)
 
     monkeypatch.setattr(candidate_narrowing.Narrowing, '_group_slots',
                         counted)
@@ -737,42 +738,44 @@ def test_suffixed_groups_differing_by_traits_share_a_query(
 
 def test_narrowing_statements_are_built_once_for_what_is_asked(
         sharing, monkeypatch):
-    """A request asked again runs the narrowing statements (may_match's
-    and the narrowing's) built the first time, reading the providers
-    as they are now; one asking another amount builds its own. (Of
-    the narrowing by statements: a request of resources alone is
-    narrowed without, by_capacity_alone.)"""
+    """A request asked again runs the narrowing statements (the
+    look-up's, with may_match's tests, and the narrowing's) built the
+    first time, reading the providers as they are now; one asking
+    another amount builds its own. (Of the narrowing by statements: a
+    request of resources alone is narrowed without, by_capacity_alone.)"""
     monkeypatch.setattr(candidate_narrowing, 'by_capacity_alone',
                         lambda request: False)
     monkeypatch.setattr(candidate_narrowing, '_KEPT', kept.Kept(8))
     built = []
     narrowing = candidate_narrowing.Narrowing
-    group_query, may_match_query = (narrowing._group_query,
-                                    narrowing._may_match_query)
+    group_query = narrowing._group_query
+    look_up_statement = candidate_narrowing._look_up_statement
 
     def counted_group(narrowing, groups, tree_within):
         built.append(('narrowing', dict(groups[0].resources)))
         return group_query(narrowing, groups, tree_within)
 
-    def counted_may_match(narrowing, limit):
-        built.append(('may_match', narrowing.request.groups[0].resources))
-        return may_match_query(narrowing, limit)
+    def counted_look_up(traits, uuids, tests):
+        found = look_up_statement(traits, uuids, tests)
+        built.append(('look up', found[1]))
+        return found
 
     monkeypatch.setattr(narrowing, '_group_query', counted_group)
-    monkeypatch.setattr(narrowing, '_may_match_query', counted_may_match)
+    monkeypatch.setattr(candidate_narrowing, '_look_up_statement',
+                        counted_look_up)
     eight, four = {'VCPU': 8}, {'VCPU': 4}
 
     for _ in range(2):
         assert sharing.allocations(Group(resources=eight)) == [
             named(('CN1', eight)), named(('CN2', eight))]
-    assert built == [('may_match', eight), ('narrowing', eight)]
+    assert built == [('look up', 1), ('narrowing', eight)]
     assert sharing.allocations(Group(resources=four)) == [
         named(('CN1', four)), named(('CN2', four))]
     sharing.allocate('CN1', 'VCPU', 6)
     assert sharing.allocations(Group(resources=four)) == [
         named(('CN2', four))]
-    assert built == [('may_match', eight), ('narrowing', eight),
-                     ('may_match', four), ('narrowing', four)]
+    assert built == [('look up', 1), ('narrowing', eight),
+                     ('look up', 1), ('narrowing', four)]
 
 
 def test_a_trait_made_again_is_asked_by_its_new_id(world):
