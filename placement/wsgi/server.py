@@ -154,8 +154,9 @@ class _Outbuf:
     1.5 MB answer cost its worker a third of its CPU besides making it.
     Here the pieces are held as they are and sent from memoryviews; the
     bound on memory is waitress's: once more than ``overflow`` bytes
-    wait (a client reading slower than the answer is made), they go to
-    a temporary file as before.
+    still wait after a write was sent as far as the socket took it (a
+    client reading slower than the answer is made), they go to a
+    temporary file (:meth:`bound`), as before.
     """
 
     def __init__(self, overflow):
@@ -173,18 +174,23 @@ class _Outbuf:
         return self._length
 
     def append(self, data):
-        if self._file is None and self._length + len(data) > self._overflow:
-            self._file = buffers.TempfileBasedBuffer()
-            while self._pieces:
-                self._file.append(self._first())
-                self._pieces.popleft()
-                self._sent = 0
-            self._length = 0
         if self._file is not None:
             self._file.append(data)
             return
         self._pieces.append(data)
         self._length += len(data)
+
+    def bound(self):
+        """Past ``overflow`` bytes waiting, move them to a temporary file
+        (called once what could be sent at once was)."""
+        if self._file is not None or self._length <= self._overflow:
+            return
+        self._file = buffers.TempfileBasedBuffer()
+        while self._pieces:
+            self._file.append(self._first())
+            self._pieces.popleft()
+            self._sent = 0
+        self._length = 0
 
     def get(self, numbytes=-1, skip=False):
         """Up to ``numbytes`` from the start: the first piece (a view of
@@ -291,6 +297,7 @@ class _Channel(channel.HTTPChannel):
                 if (exception or not flushed
                         or self.total_outbufs_len >= self.adj.send_bytes):
                     self.server.pull_trigger()
+            self.outbufs[-1].bound()
         return size
 
     def received(self, data):
