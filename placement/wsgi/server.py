@@ -13,8 +13,10 @@ application's threads with a blocking socket: as many clients as threads
 that send half a head and wait stop the service.
 """
 
+import collections
 import contextlib
 import dataclasses
+import itertools
 import logging
 import os
 import resource
@@ -26,6 +28,7 @@ import webob.exc
 from gunicorn.workers import base
 from oslo_middleware import request_id
 from waitress import adjustments
+from waitress import buffers
 from waitress import channel
 from waitress import parser
 from waitress import server
@@ -47,6 +50,8 @@ MAX_HEAD_BYTES = 256 * 1024
 SPARE_FILES = 64
 #: How often (seconds) the loop checks its connections' deadlines.
 CHECK_INTERVAL = 1
+#: Leading small pieces of an answer gathered into one send(2).
+GATHER_BYTES = 64 * 1024
 
 
 @dataclasses.dataclass(frozen=True)
@@ -117,13 +122,121 @@ class _ErrorTask(task.ErrorTask):
 class _Task(task.WSGITask):
     """waitress's task, but for the path: waitress makes ``//x`` (and
     ``/%2F``) ``/x``; here, as under gunicorn or uWSGI, the application
-    gets the path as sent and decides what it names (nothing)."""
+    gets the path as sent and decides what it names (nothing).
+
+    And a chunk of a streamed body is framed without copying it: waitress
+    makes ``size + data + CRLF`` anew (two copies of the chunk).
+    """
 
     def get_environment(self):
         environ = super().get_environment()
         if self.request.path.startswith('/'):
             environ['PATH_INFO'] = self.request.path
         return environ
+
+    def write(self, data):
+        if not self.wrote_header:
+            # The head, which decides whether the body is chunked.
+            super().write(b'')
+        if data and self.chunked_response and self.has_body:
+            self.channel.write_soon(
+                b'%X\r\n' % len(data), data, b'\r\n')
+        else:
+            super().write(data)
+
+
+class _Outbuf:
+    """What a connection has to send, kept as it was written.
+
+    waitress's buffer (``OverflowableBuffer``) copies every piece of an
+    answer into a BytesIO and copies it out again to send it, and past
+    ``outbuf_overflow`` (1 MB) moves it all into a temporary file: a
+    1.5 MB answer cost its worker a third of its CPU besides making it.
+    Here the pieces are held as they are and sent from memoryviews; the
+    bound on memory is waitress's: once more than ``overflow`` bytes
+    still wait after a write was sent as far as the socket took it (a
+    client reading slower than the answer is made), they go to a
+    temporary file (:meth:`bound`), as before.
+    """
+
+    def __init__(self, overflow):
+        self._overflow = overflow
+        self._pieces = collections.deque()
+        #: Bytes of the first piece already sent.
+        self._sent = 0
+        self._length = 0
+        #: The file the buffer spilled to, once it has.
+        self._file = None
+
+    def __len__(self):
+        if self._file is not None:
+            return len(self._file)
+        return self._length
+
+    def append(self, data):
+        if self._file is not None:
+            self._file.append(data)
+            return
+        self._pieces.append(data)
+        self._length += len(data)
+
+    def bound(self):
+        """Past ``overflow`` bytes waiting, move them to a temporary file
+        (called once what could be sent at once was)."""
+        if self._file is not None or self._length <= self._overflow:
+            return
+        self._file = buffers.TempfileBasedBuffer()
+        while self._pieces:
+            self._file.append(self._first())
+            self._pieces.popleft()
+            self._sent = 0
+        self._length = 0
+
+    def get(self, numbytes=-1, skip=False):
+        """Up to ``numbytes`` from the start: the first piece (a view of
+        it), or several small ones joined (one send instead of many)."""
+        if self._file is not None:
+            return self._file.get(numbytes, skip)
+        if skip:
+            raise NotImplementedError('waitress only skips what it sent')
+        if numbytes < 0:
+            numbytes = self._length
+        first = self._first()
+        if len(self._pieces) == 1 or len(first) >= GATHER_BYTES:
+            return first[:numbytes]
+        gathered, size = [first], len(first)
+        for piece in itertools.islice(self._pieces, 1, None):
+            if size + len(piece) > min(numbytes, GATHER_BYTES):
+                break
+            gathered.append(piece)
+            size += len(piece)
+        return b''.join(gathered)[:numbytes]
+
+    def skip(self, numbytes, allow_prune=False):
+        if self._file is not None:
+            self._file.skip(numbytes, allow_prune)
+            return
+        if numbytes > self._length:
+            raise ValueError(f'cannot skip {numbytes} of {self._length} '
+                             'bytes')
+        self._length -= numbytes
+        while numbytes:
+            left = len(self._pieces[0]) - self._sent
+            if numbytes < left:
+                self._sent += numbytes
+                return
+            numbytes -= left
+            self._pieces.popleft()
+            self._sent = 0
+
+    def close(self):
+        if self._file is not None:
+            self._file.close()
+        self._pieces.clear()
+        self._sent = self._length = 0
+
+    def _first(self):
+        return memoryview(self._pieces[0])[self._sent:]
 
 
 class _Channel(channel.HTTPChannel):
@@ -140,6 +253,52 @@ class _Channel(channel.HTTPChannel):
     head_began = None
     #: Whether a request of this connection was served (kept alive).
     served = False
+
+    def __init__(self, server, sock, addr, adj, map=None):
+        super().__init__(server, sock, addr, adj, map)
+        self.outbufs = [_Outbuf(adj.outbuf_overflow)]
+
+    def write_soon(self, *pieces):
+        """waitress's ``write_soon``, of several pieces at once and into
+        an :class:`_Outbuf`: queued, then sent as far as the socket
+        takes them now (the loop sends the rest)."""
+        if not self.connected:
+            # The task stops making an answer nobody reads.
+            raise channel.ClientDisconnected
+        size = sum(len(piece) for piece in pieces)
+        if not size:
+            return 0
+        # The loop may be sending from the buffers: this (task) thread
+        # may wait for it.
+        with self.outbuf_lock:
+            self._flush_outbufs_below_high_watermark()
+            if not self.connected:
+                raise channel.ClientDisconnected
+            if isinstance(pieces[0], buffers.ReadOnlyFileBasedBuffer):
+                # wsgi.file_wrapper: sent from its file.
+                self.outbufs.append(pieces[0])
+                self.outbufs.append(_Outbuf(self.adj.outbuf_overflow))
+                self.current_outbuf_count = 0
+            else:
+                if (self.current_outbuf_count
+                        >= self.adj.outbuf_high_watermark):
+                    # A new answer (waitress's service() sets the count
+                    # so), or a long one: a new buffer, so that a
+                    # kept-alive connection's buffer is let go.
+                    self.outbufs.append(_Outbuf(self.adj.outbuf_overflow))
+                    self.current_outbuf_count = 0
+                for piece in pieces:
+                    self.outbufs[-1].append(piece)
+                self.current_outbuf_count += size
+            self.total_outbufs_len += size
+            if self.total_outbufs_len >= self.adj.send_bytes:
+                flushed, exception = self._flush_exception(
+                    self._flush_some, do_close=False)
+                if (exception or not flushed
+                        or self.total_outbufs_len >= self.adj.send_bytes):
+                    self.server.pull_trigger()
+            self.outbufs[-1].bound()
+        return size
 
     def received(self, data):
         if self.request is None:
