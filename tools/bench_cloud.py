@@ -66,7 +66,12 @@ not the service, is the limit.
 
 Reported per operation: requests per second, p50 and p99 latency
 (client side, from sending to the whole answer), 5xx and other
-failures, 409 conflicts; for the whole window the CPU seconds per
+failures, 409 conflicts. On a machine shared with other work the p99 of
+the longer requests (the candidates) follows the machine's load, which
+each window prints: the worker and the database wait for a CPU many
+times during such a request (``results/2026-11-28-cloudp99.rst``: at
+1,000 computes and 2 boots/s, 101 ms at load 1.0, 318 ms at 5.2).
+Also for the whole window the CPU seconds per
 request of the service (gunicorn master and workers, from /proc), of
 the database server (every ``mariadbd``/``mysqld``/``postgres`` process
 on the host: other work on the same server counts too) and of this
