@@ -59,8 +59,9 @@ def select_ids(uuids):
 
 def ids_of(uuids):
     """The query of the ids of the aggregates ``uuids`` (for a statement
-    that reads them with what they name)."""
-    return sa.select(AGG.c.id).where(AGG.c.uuid.in_(uuids))
+    that reads them with what they name): :func:`select_ids`'s rows
+    without their uuids."""
+    return select_ids(uuids).with_only_columns(AGG.c.id)
 
 
 def of_provider(conn, uuid):

@@ -55,9 +55,9 @@ def select_ids(table, names):
 
 def ids_named(table, names):
     """The query of the ids of the rows of ``names`` (for a statement
-    that reads them with what they name)."""
-    return sa.select(table.c.id).where(
-        table.c.name.in_(filter(storable, names)))
+    that reads them with what they name): :func:`select_ids`'s rows
+    without their names."""
+    return select_ids(table, names).with_only_columns(table.c.id)
 
 
 def look_up(conn, queries):
