@@ -126,7 +126,33 @@ class _Task(task.WSGITask):
 
     And a chunk of a streamed body is framed without copying it: waitress
     makes ``size + data + CRLF`` anew (two copies of the chunk).
+
+    And an HTTP/1.1 connection is kept alive after a chunked answer.
     """
+
+    def build_response_header(self):
+        """waitress's head, without its rule that closes an HTTP/1.1
+        connection after every answer without Content-Length: a chunked
+        body ends with its last chunk, so the client knows where the next
+        answer begins (nova's scheduler reconnected after every streamed
+        candidates answer). Every other reason to close stays: HTTP/1.0,
+        the client's ``Connection: close``, a refusal (``_ErrorTask``
+        asks before its head), a HEAD (waitress would send a last chunk
+        the client does not expect), and a stream that breaks after the
+        head (waitress's channel closes the connection; the last chunk
+        is never sent). The connection closes if and only if the head
+        says ``Connection: close``.
+        """
+        if self.version != '1.1' or self.request.command == 'HEAD':
+            return super().build_response_header()
+        asked = self.close_on_finish
+        # waitress's rule applies only to a task not closing already.
+        self.close_on_finish = True
+        try:
+            return super().build_response_header()
+        finally:
+            self.close_on_finish = (
+                asked or ('Connection', 'close') in self.response_headers)
 
     def get_environment(self):
         environ = super().get_environment()
