@@ -20,6 +20,7 @@ import itertools
 import logging
 import os
 import resource
+import socket
 import sys
 import time
 
@@ -391,6 +392,12 @@ class _Listener(server.TcpWSGIServer):
         for conn in list(self.active_channels.values()):
             if conn.expired(self.limits, now):
                 conn.will_close = True
+                # The loop closes a connection once its socket is
+                # writable or hung up: a client that stopped reading
+                # leaves it full, and its answer's thread waiting,
+                # until shut down here.
+                with contextlib.suppress(OSError):
+                    conn.socket.shutdown(socket.SHUT_RDWR)
 
 
 class _Wakeup(wasyncore.file_dispatcher):

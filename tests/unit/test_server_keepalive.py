@@ -3,10 +3,13 @@ chunked (streamed) answer, and closes it for every other reason it
 closed it before: real sockets, the worker's listener, channel and task
 serving a WSGI application in this process."""
 
+import contextlib
+import dataclasses
 import http.client
 import io
 import socket
 import threading
+import time
 
 import pytest
 from waitress import adjustments
@@ -22,11 +25,14 @@ LIMITS = server.ClientLimits(
 PIECES = (b'[', b'1,' * 100_000, b'1]')
 BODY = b''.join(PIECES)
 LAST_CHUNK = b'0\r\n\r\n'
+#: How many times ``/large`` repeats its pieces (40 MB).
+LARGE = 200
 
 
 def _application(served):
     """A WSGI application streaming ``PIECES`` without Content-Length
-    (``/broken``: raising after the first), which records the client's
+    (``/broken``: raising after the first; ``/large``: the rest ``LARGE``
+    times, more than socket buffers hold), which records the client's
     port of each request in ``served``."""
 
     def application(environ, start_response):
@@ -35,24 +41,27 @@ def _application(served):
         yield PIECES[0]
         if environ['PATH_INFO'] == '/broken':
             raise RuntimeError('the stream broke after its head')
-        yield from PIECES[1:]
+        yield from PIECES[1:] * (LARGE if environ['PATH_INFO'] == '/large'
+                                 else 1)
 
     return application
 
 
-@pytest.fixture
-def worker():
-    """(address, the client ports of the requests served) of the
-    worker's listener serving :func:`_application` in a thread."""
+@contextlib.contextmanager
+def _serving(limits):
+    """(address, the client ports of the requests served, the listener)
+    of the worker's listener serving :func:`_application` within ``limits``,
+    its loop in a thread checking deadlines as often as the worker's."""
     served = []
     sock = socket.create_server(('127.0.0.1', 0))
-    adj = adjustments.Adjustments(sockets=[sock], threads=2,
-                                  asyncore_use_poll=True)
+    adj = adjustments.Adjustments(
+        sockets=[sock], threads=2, asyncore_use_poll=True,
+        cleanup_interval=server.CHECK_INTERVAL)
     dispatcher = task.ThreadedTaskDispatcher()
     dispatcher.set_thread_count(2)
     socket_map = {}
-    server._Listener(_application(served), socket_map, sock, dispatcher,
-                     adj, LIMITS)
+    listener = server._Listener(_application(served), socket_map, sock,
+                                dispatcher, adj, limits)
     stop = threading.Event()
 
     def loop():
@@ -63,7 +72,7 @@ def worker():
     looping = threading.Thread(target=loop)
     looping.start()
     try:
-        yield sock.getsockname(), served
+        yield sock.getsockname(), served, listener
     finally:
         stop.set()
         looping.join()
@@ -71,23 +80,35 @@ def worker():
         wasyncore.close_all(socket_map)
 
 
-class _Kept(io.BytesIO):
-    """http.client closes its file once it read an answer: the next
-    answer is in this one."""
+@pytest.fixture
+def worker():
+    """(address, the client ports of the requests served)."""
+    with _serving(LIMITS) as (address, served, _listener):
+        yield address, served
+
+
+@pytest.fixture
+def impatient_worker():
+    """A worker whose clients must read their answers within a second."""
+    with _serving(dataclasses.replace(LIMITS, send_timeout=1)) as serving:
+        yield serving
+
+
+class _Answers:
+    """HTTP answers read one after another from one file: http.client's,
+    which reads exactly one, then closes the file (not this one)."""
+
+    def __init__(self, file):
+        self._file = file
+
+    def makefile(self, _mode):
+        return self
 
     def close(self):
         pass
 
-
-class _Wire:
-    """What the server sent on a connection, read as HTTP answers one
-    after another (http.client's, which read exactly one each)."""
-
-    def __init__(self, data):
-        self._file = _Kept(data)
-
-    def makefile(self, _mode):
-        return self._file
+    def __getattr__(self, name):
+        return getattr(self._file, name)
 
     def answer(self, method='GET'):
         response = http.client.HTTPResponse(self, method=method)
@@ -106,7 +127,7 @@ def _sent_until_closed(address, requests):
         received = []
         while chunk := sock.recv(65536):
             received.append(chunk)
-    return _Wire(b''.join(received))
+    return _Answers(io.BytesIO(b''.join(received)))
 
 
 def _get(path='/', version='1.1', headers=''):
@@ -187,8 +208,7 @@ def test_a_stream_broken_after_its_head_closes_the_connection(worker):
     assert response.status == 200
     with pytest.raises(http.client.IncompleteRead):
         response.read()
-    sent = wire.makefile('rb').getvalue()
-    assert not sent.endswith(LAST_CHUNK)
+    assert not wire.getvalue().endswith(LAST_CHUNK)
     # The pipelined request was dropped with the connection ...
     assert len(served) == 1
     # ... and a new connection is served.
@@ -206,3 +226,28 @@ def test_a_refused_request_closes(worker):
     assert b'Transfer-Encoding requested is not supported' in body
     assert wire.rest() == b''
     assert not served
+
+
+def test_a_kept_alive_client_that_stops_reading_is_closed(
+        impatient_worker):
+    address, served, listener = impatient_worker
+    with socket.socket() as sock:
+        # Room for little of the answer it will not read.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.settimeout(30)
+        sock.connect(address)
+        sock.sendall(_get() + _get('/large'))
+        # It reads the first answer and the head of the second ...
+        answers = _Answers(sock.makefile('rb'))
+        assert answers.answer()[1] == BODY
+        second = http.client.HTTPResponse(answers)
+        second.begin()
+        assert second.status == 200
+        # ... then nothing, until the server gave up sending.
+        deadline = time.monotonic() + 30
+        while listener.active_channels and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not listener.active_channels
+        with pytest.raises(http.client.IncompleteRead):
+            second.read()
+    assert len(served) == 2
