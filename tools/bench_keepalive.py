@@ -3,7 +3,8 @@ session, as nova's scheduler sends them.
 
     PYTHONPATH=. .venv/bin/python -m tools.bench_keepalive DATABASE_URL
         [--path /resource_providers] [--requests 200] [--rounds 3]
-        [--workers 1] [--threads 2] [--baseline CHECKOUT] [--json FILE]
+        [--workers 1] [--threads 2] [--stream-above-bytes N]
+        [--baseline CHECKOUT] [--json FILE]
 
 Serves DATABASE_URL, a database a benchmark kept (``s23_flat``, say:
 read, never migrated), with ``placement-api`` (noauth2), and sends
@@ -16,6 +17,8 @@ master and workers, from /proc), the client's, the bytes of the answer, its
 two checkouts must be alike). ``--baseline CHECKOUT`` measures that
 checkout's code as well (its ``placement`` first on ``PYTHONPATH``),
 the rounds alternated, as the speed of a shared machine drifts.
+``--stream-above-bytes`` sets ``[api] stream_above_bytes`` (``0``: small
+answers streamed too, where a connection's own cost shows most).
 """
 
 import argparse
@@ -97,6 +100,7 @@ def main(argv=None):
     parser.add_argument('--rounds', type=int, default=3)
     parser.add_argument('--workers', type=int, default=1)
     parser.add_argument('--threads', type=int, default=2)
+    parser.add_argument('--stream-above-bytes', type=int)
     parser.add_argument('--baseline')
     parser.add_argument('--json')
     args = parser.parse_args(argv)
@@ -108,8 +112,10 @@ def main(argv=None):
     try:
         conf = os.path.join(workdir, 'placement.conf')
         with open(conf, 'w') as f:
-            f.write('[api]\nauth_strategy = noauth2\n'
-                    f'[placement_database]\nconnection = '
+            f.write('[api]\nauth_strategy = noauth2\n')
+            if args.stream_above_bytes is not None:
+                f.write(f'stream_above_bytes = {args.stream_above_bytes}\n')
+            f.write(                    f'[placement_database]\nconnection = '
                     f'{args.database_url}\n')
         for _ in range(args.rounds):
             for name, pythonpath in trees.items():
