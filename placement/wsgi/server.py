@@ -136,24 +136,23 @@ class _Task(task.WSGITask):
         connection after every answer without Content-Length: a chunked
         body ends with its last chunk, so the client knows where the next
         answer begins (nova's scheduler reconnected after every streamed
-        candidates answer). Every other reason to close stays: HTTP/1.0,
-        the client's ``Connection: close``, a refusal (``_ErrorTask``
-        asks before its head), a HEAD (waitress would send a last chunk
-        the client does not expect), and a stream that breaks after the
-        head (waitress's channel closes the connection; the last chunk
-        is never sent). The connection closes if and only if the head
-        says ``Connection: close``.
+        candidates answer). Every other reason to close stays, and says
+        so in the head (``Connection: close``): HTTP/1.0, the client's
+        ``Connection: close``, a HEAD (waitress would send a last chunk
+        the client does not expect). A stream that breaks after its head
+        is still cut: waitress's channel closes the connection, the last
+        chunk never sent. (Refusals are ``_ErrorTask``'s: they close.)
         """
         if self.version != '1.1' or self.request.command == 'HEAD':
             return super().build_response_header()
-        asked = self.close_on_finish
-        # waitress's rule applies only to a task not closing already.
+        # waitress's rule applies only to a task not closing already;
+        # every other reason to close adds the header.
         self.close_on_finish = True
         try:
             return super().build_response_header()
         finally:
             self.close_on_finish = (
-                asked or ('Connection', 'close') in self.response_headers)
+                ('Connection', 'close') in self.response_headers)
 
     def get_environment(self):
         environ = super().get_environment()
