@@ -30,12 +30,13 @@ specified as the username.
         help="""
 A JSON answer larger than this many bytes (a large list of allocation
 candidates, of resource providers, a report) is streamed: sent as it is
-made, without Content-Length (chunked over HTTP/1.1), so that a worker
-holds the providers the answer is made from rather than the answer. A
-smaller answer is made whole before it is sent, with its Content-Length.
-The client reads the same JSON either way; a failure after the first
-byte of a streamed answer drops the connection (the body is left
-incomplete) instead of answering an error. 0 streams every JSON answer.
+made, without Content-Length (chunked over HTTP/1.1, the connection kept
+for the next request), so that a worker holds the providers the answer
+is made from rather than the answer. A smaller answer is made whole
+before it is sent, with its Content-Length. The client reads the same
+JSON either way; a failure after the first byte of a streamed answer
+drops the connection (the body is left incomplete) instead of answering
+an error. 0 streams every JSON answer.
 """),
 ]
 

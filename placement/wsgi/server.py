@@ -20,6 +20,7 @@ import itertools
 import logging
 import os
 import resource
+import socket
 import sys
 import time
 
@@ -126,7 +127,32 @@ class _Task(task.WSGITask):
 
     And a chunk of a streamed body is framed without copying it: waitress
     makes ``size + data + CRLF`` anew (two copies of the chunk).
+
+    And an HTTP/1.1 connection is kept alive after a chunked answer.
     """
+
+    def build_response_header(self):
+        """waitress's head, without its rule that closes an HTTP/1.1
+        connection after every answer without Content-Length: a chunked
+        body ends with its last chunk, so the client knows where the next
+        answer begins (nova's scheduler reconnected after every streamed
+        candidates answer). Every other reason to close stays, and says
+        so in the head (``Connection: close``): HTTP/1.0, the client's
+        ``Connection: close``, a HEAD (waitress would send a last chunk
+        the client does not expect). A stream that breaks after its head
+        is still cut: waitress's channel closes the connection, the last
+        chunk never sent. (Refusals are ``_ErrorTask``'s: they close.)
+        """
+        if self.version != '1.1' or self.request.command == 'HEAD':
+            return super().build_response_header()
+        # waitress's rule applies only to a task not closing already;
+        # every other reason to close adds the header.
+        self.close_on_finish = True
+        try:
+            return super().build_response_header()
+        finally:
+            self.close_on_finish = (
+                ('Connection', 'close') in self.response_headers)
 
     def get_environment(self):
         environ = super().get_environment()
@@ -365,6 +391,12 @@ class _Listener(server.TcpWSGIServer):
         for conn in list(self.active_channels.values()):
             if conn.expired(self.limits, now):
                 conn.will_close = True
+                # The loop closes a connection once its socket is
+                # writable or hung up: a client that stopped reading
+                # leaves it full, and its answer's thread waiting,
+                # until shut down here.
+                with contextlib.suppress(OSError):
+                    conn.socket.shutdown(socket.SHUT_RDWR)
 
 
 class _Wakeup(wasyncore.file_dispatcher):

@@ -315,20 +315,27 @@ def test_a_streamed_size_is_measured_once_sent(stacks):
 
 
 def test_placement_api_streams_chunked(tmp_path):
-    """gunicorn's workers (waitress) send a streamed answer chunked."""
+    """gunicorn's workers (waitress) send a streamed answer chunked, and
+    keep the connection alive for the next request."""
     with api_server.running_server(
             tmp_path, extra_conf='[api]\nstream_above_bytes = 0\n') as url:
         address = urllib.parse.urlsplit(url)
         connection = http.client.HTTPConnection(
             address.hostname, address.port, timeout=30)
         try:
-            connection.request('GET', '/resource_providers', headers={
-                'x-auth-token': 'admin'})
-            response = connection.getresponse()
-            body = response.read()
+            answers = []
+            for _ in range(2):
+                connection.request('GET', '/resource_providers', headers={
+                    'x-auth-token': 'admin'})
+                response = connection.getresponse()
+                answers.append((response, response.read()))
+                # http.client drops a connection the answer closes.
+                assert connection.sock is not None
         finally:
             connection.close()
-    assert response.status == 200
-    assert response.headers['transfer-encoding'] == 'chunked'
-    assert response.headers['content-length'] is None
-    assert orjson.loads(body) == {'resource_providers': []}
+    for response, body in answers:
+        assert response.status == 200
+        assert response.headers['transfer-encoding'] == 'chunked'
+        assert response.headers['content-length'] is None
+        assert response.headers['connection'] is None
+        assert orjson.loads(body) == {'resource_providers': []}

@@ -1,0 +1,253 @@
+"""placement-api's worker keeps an HTTP/1.1 connection alive after a
+chunked (streamed) answer, and closes it for every other reason it
+closed it before: real sockets, the worker's listener, channel and task
+serving a WSGI application in this process."""
+
+import contextlib
+import dataclasses
+import http.client
+import io
+import socket
+import threading
+import time
+
+import pytest
+from waitress import adjustments
+from waitress import task
+from waitress import wasyncore
+
+from placement.wsgi import server
+
+LIMITS = server.ClientLimits(
+    header_timeout=10, body_timeout=10, send_timeout=10,
+    keepalive_timeout=10, max_connections=10, max_body_bytes=1024)
+#: A streamed body's pieces: several, larger than a socket's buffer.
+PIECES = (b'[', b'1,' * 100_000, b'1]')
+BODY = b''.join(PIECES)
+LAST_CHUNK = b'0\r\n\r\n'
+#: How many times ``/large`` repeats its pieces (40 MB).
+LARGE = 200
+
+
+def _application(served):
+    """A WSGI application streaming ``PIECES`` without Content-Length
+    (``/broken``: raising after the first; ``/large``: the rest ``LARGE``
+    times, more than socket buffers hold), which records the client's
+    port of each request in ``served``."""
+
+    def application(environ, start_response):
+        served.append(environ['REMOTE_PORT'])
+        start_response('200 OK', [('Content-Type', 'application/json')])
+        yield PIECES[0]
+        if environ['PATH_INFO'] == '/broken':
+            raise RuntimeError('the stream broke after its head')
+        yield from PIECES[1:] * (LARGE if environ['PATH_INFO'] == '/large'
+                                 else 1)
+
+    return application
+
+
+@contextlib.contextmanager
+def _serving(limits):
+    """(address, the client ports of the requests served, the listener)
+    of the worker's listener serving :func:`_application` within ``limits``,
+    its loop in a thread checking deadlines as often as the worker's."""
+    served = []
+    sock = socket.create_server(('127.0.0.1', 0))
+    adj = adjustments.Adjustments(
+        sockets=[sock], threads=2, asyncore_use_poll=True,
+        cleanup_interval=server.CHECK_INTERVAL)
+    dispatcher = task.ThreadedTaskDispatcher()
+    dispatcher.set_thread_count(2)
+    socket_map = {}
+    listener = server._Listener(_application(served), socket_map, sock,
+                                dispatcher, adj, limits)
+    stop = threading.Event()
+
+    def loop():
+        while not stop.is_set():
+            wasyncore.loop(timeout=0.05, use_poll=True, map=socket_map,
+                           count=1)
+
+    looping = threading.Thread(target=loop)
+    looping.start()
+    try:
+        yield sock.getsockname(), served, listener
+    finally:
+        stop.set()
+        looping.join()
+        dispatcher.shutdown(timeout=1)
+        wasyncore.close_all(socket_map)
+
+
+@pytest.fixture
+def worker():
+    """(address, the client ports of the requests served)."""
+    with _serving(LIMITS) as (address, served, _listener):
+        yield address, served
+
+
+@pytest.fixture
+def impatient_worker():
+    """A worker whose clients must read their answers within a second."""
+    with _serving(dataclasses.replace(LIMITS, send_timeout=1)) as serving:
+        yield serving
+
+
+class _Answers:
+    """HTTP answers read one after another from one file: http.client's,
+    which reads exactly one, then closes the file (not this one)."""
+
+    def __init__(self, file):
+        self._file = file
+
+    def makefile(self, _mode):
+        return self
+
+    def close(self):
+        pass
+
+    def __getattr__(self, name):
+        return getattr(self._file, name)
+
+    def answer(self, method='GET'):
+        response = http.client.HTTPResponse(self, method=method)
+        response.begin()
+        return response, response.read()
+
+    def rest(self):
+        return self._file.read()
+
+
+def _sent_until_closed(address, requests):
+    """Everything the server sent after ``requests`` (bytes, sent at
+    once) until it closed the connection."""
+    with socket.create_connection(address, timeout=10) as sock:
+        sock.sendall(requests)
+        received = []
+        while chunk := sock.recv(65536):
+            received.append(chunk)
+    return _Answers(io.BytesIO(b''.join(received)))
+
+
+def _get(path='/', version='1.1', headers=''):
+    return f'GET {path} HTTP/{version}\r\nHost: x\r\n{headers}\r\n'.encode()
+
+
+def test_two_streamed_answers_share_one_connection(worker):
+    address, served = worker
+    connection = http.client.HTTPConnection(*address, timeout=10)
+    try:
+        answers = []
+        for _ in range(2):
+            connection.request('GET', '/')
+            response = connection.getresponse()
+            answers.append((response, response.read()))
+            # http.client drops a connection the answer closes.
+            assert connection.sock is not None
+    finally:
+        connection.close()
+    for response, body in answers:
+        assert response.headers['Transfer-Encoding'] == 'chunked'
+        assert response.headers['Connection'] is None
+        assert body == BODY
+    assert len(served) == 2 and served[0] == served[1]
+
+
+def test_a_request_pipelined_after_a_streamed_answer_is_served(worker):
+    address, served = worker
+    wire = _sent_until_closed(
+        address, _get() + _get(headers='Connection: close\r\n'))
+    first, first_body = wire.answer()
+    second, second_body = wire.answer()
+    assert first.headers['Transfer-Encoding'] == 'chunked'
+    assert first_body == second_body == BODY
+    assert second.headers['Connection'] == 'close'
+    assert wire.rest() == b''
+    assert len(served) == 2
+
+
+def test_the_clients_connection_close_is_kept(worker):
+    address, served = worker
+    # A request after it is never served.
+    wire = _sent_until_closed(
+        address, _get(headers='Connection: close\r\n') + _get())
+    response, body = wire.answer()
+    assert response.headers['Connection'] == 'close'
+    assert body == BODY
+    assert wire.rest() == b''
+    assert len(served) == 1
+
+
+@pytest.mark.parametrize('headers', ['', 'Connection: keep-alive\r\n'])
+def test_http_1_0_ends_a_streamed_answer_by_closing(worker, headers):
+    address, served = worker
+    wire = _sent_until_closed(address, _get(version='1.0', headers=headers)
+                              + _get(version='1.0', headers=headers))
+    response, body = wire.answer()
+    assert response.headers['Transfer-Encoding'] is None
+    assert response.headers['Content-Length'] is None
+    assert body == BODY
+    assert len(served) == 1
+
+
+def test_a_head_without_content_length_closes(worker):
+    address, served = worker
+    wire = _sent_until_closed(address, b'HEAD / HTTP/1.1\r\nHost: x\r\n\r\n'
+                              + _get())
+    response, _body = wire.answer(method='HEAD')
+    assert response.headers['Connection'] == 'close'
+    assert len(served) == 1
+
+
+def test_a_stream_broken_after_its_head_closes_the_connection(worker):
+    address, served = worker
+    wire = _sent_until_closed(address, _get('/broken') + _get())
+    response = http.client.HTTPResponse(wire)
+    response.begin()
+    assert response.status == 200
+    with pytest.raises(http.client.IncompleteRead):
+        response.read()
+    assert not wire.getvalue().endswith(LAST_CHUNK)
+    # The pipelined request was dropped with the connection ...
+    assert len(served) == 1
+    # ... and a new connection is served.
+    wire = _sent_until_closed(address, _get(headers='Connection: close\r\n'))
+    assert wire.answer()[1] == BODY
+
+
+def test_a_refused_request_closes(worker):
+    address, served = worker
+    wire = _sent_until_closed(
+        address, _get(headers='Transfer-Encoding: gzip\r\n') + _get())
+    response, body = wire.answer()
+    assert response.status == 501
+    assert response.headers['Connection'] == 'close'
+    assert b'Transfer-Encoding requested is not supported' in body
+    assert wire.rest() == b''
+    assert not served
+
+
+def test_a_kept_alive_client_that_stops_reading_is_closed(
+        impatient_worker):
+    address, served, listener = impatient_worker
+    with socket.socket() as sock:
+        # Room for little of the answer it will not read.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.settimeout(30)
+        sock.connect(address)
+        sock.sendall(_get() + _get('/large'))
+        # It reads the first answer and the head of the second ...
+        answers = _Answers(sock.makefile('rb'))
+        assert answers.answer()[1] == BODY
+        second = http.client.HTTPResponse(answers)
+        second.begin()
+        assert second.status == 200
+        # ... then nothing, until the server gave up sending.
+        deadline = time.monotonic() + 30
+        while listener.active_channels and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not listener.active_channels
+        with pytest.raises(http.client.IncompleteRead):
+            second.read()
+    assert len(served) == 2
