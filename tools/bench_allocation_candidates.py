@@ -136,6 +136,18 @@ def machine_speed():
     return best
 
 
+def emit_report(report, path=None):
+    """Print a tool's JSON report, with the machine's load at its end,
+    and write it to ``path`` when given."""
+    report['uptime'] = subprocess.run(
+        ['uptime'], capture_output=True, text=True).stdout.strip()
+    text = json.dumps(report, indent=2)
+    print(text)
+    if path:
+        with open(path, 'w') as f:
+            f.write(text)
+
+
 def percentile(values, pct):
     """The nearest-rank percentile: the smallest value with at least
     ``pct`` percent of the values at or below it."""

@@ -27,7 +27,6 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -127,13 +126,7 @@ def main(argv=None):
     for name in trees:
         report[f'{name}_median_server_cpu_ms'] = statistics.median(
             r['server_cpu_ms_per_request'] for r in report[name])
-    report['uptime'] = subprocess.run(
-        ['uptime'], capture_output=True, text=True).stdout.strip()
-    text = json.dumps(report, indent=2)
-    print(text)
-    if args.json:
-        with open(args.json, 'w') as f:
-            f.write(text)
+    bench.emit_report(report, args.json)
     return 0
 
 

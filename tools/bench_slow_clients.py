@@ -284,13 +284,7 @@ def main(argv=None):
                 args, http_pool, conf, workdir, pythonpath)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    report['uptime'] = subprocess.run(
-        ['uptime'], capture_output=True, text=True).stdout.strip()
-    text = json.dumps(report, indent=2)
-    print(text)
-    if args.json:
-        with open(args.json, 'w') as f:
-            f.write(text)
+    bench.emit_report(report, args.json)
     return 0
 
 
