@@ -213,9 +213,8 @@ class Narrowing:
         providers read (:func:`_tree_aggregates`), which hold every root
         that a slot reaches through providers of its own: the roots of
         every member of the anchored aggregates (:func:`_anchors_query`,
-        a provider row each) cost the database three quarters of the
-        statement for the member_of + required query at 10,000
-        providers.
+        a provider row each) cost MariaDB 1.7 of the statement's 9.8 ms
+        for the member_of + required query at 10,000 providers.
         """
         each = _one_query_each(self.request.groups)
         aggregates = self.anchored_aggregates

@@ -29,12 +29,13 @@ FIRST_AFTER = 0
 #: More ids than a provider id (a 32-bit integer) can span: the most
 #: roots a window or a sample is sized to, whatever the limit.
 MOST_IDS = 2 ** 31
-#: The index of the providers' parent ids: its entries of the roots (a
-#: NULL parent) are in id order, so that a window's last root is a range
-#: of as many entries as the window holds. MariaDB chose a look-up of
-#: the NULL parent instead and read every root before the window too
-#: (1,015 entries for the second window of the resources-only query at
-#: 10,000 providers; every root before a randomised search's start).
+#: The hint that reads a window's last root from the index of the
+#: providers' parent ids as a range: its entries of the roots (a NULL
+#: parent) are in id order, so that the range holds as many as the
+#: window. MariaDB chose a look-up of the NULL parent instead and read
+#: every root before the window too, when it estimated more roots after
+#: it than before (1,015 entries for the 16 roots of the resources-only
+#: query's second window at 10,000 providers).
 _ROOTS_INDEX = 'FORCE INDEX (resource_providers_parent_provider_id_idx)'
 
 
