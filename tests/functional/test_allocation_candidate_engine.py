@@ -180,6 +180,28 @@ def test_sharing_providers_together_once(world):
     assert sorted(world.names[u] for u in found.summaries) == ['SS1', 'SS2']
 
 
+@pytest.mark.parametrize('limit', [None, 10])
+def test_a_tree_is_shared_with_through_a_provider_serving_nothing(
+        world, limit):
+    """The narrowing (by SQL: a trait is required) reads which
+    aggregates a tree is in beside the providers it finds: here the root
+    serves the VCPU, and only its child, which the request's forbidden
+    trait leaves out, is in the sharing provider's aggregate."""
+    world.provider('SS1', inventory={'DISK_GB': 100}, traits=[SHARES],
+                   aggregates=['aggA'])
+    for name, aggregates in (('CN1', []), ('CN2', []), ('CN3', ['aggB'])):
+        world.provider(name, inventory={'VCPU': 4},
+                       traits=['HW_CPU_X86_AVX2'], aggregates=aggregates)
+    world.provider('PF1', 'CN1', {'SRIOV_NET_VF': 4}, traits=['CUSTOM_X'],
+                   aggregates=['aggA'])
+    assert world.allocations(
+        Group(resources={'VCPU': 1, 'DISK_GB': 10},
+              required_traits=({'HW_CPU_X86_AVX2'},),
+              forbidden_traits=frozenset({'CUSTOM_X'})),
+        limit=limit) == [
+            named(('CN1', {'VCPU': 1}), ('SS1', {'DISK_GB': 10}))]
+
+
 def test_root_traits_are_those_of_the_non_sharing_root(sharing):
     assert sharing.allocations(
         Group(resources=COMPUTE), root_forbidden=frozenset({SHARES})
