@@ -200,10 +200,11 @@ class Narrowing:
         aggregates = self.anchored_aggregates
         tags = [*map(str, range(len(each))),
                 *([_ANCHORS] if aggregates else [])]
-        strings = candidate_folding.strings_by_tag(self.conn.execute(
-            _KEPT.get((self.built_from, window, aggregates),
-                      lambda: self._window_statement(each, window),
-                      self.ids_named + len(aggregates))), tags)
+        strings = candidate_folding.strings_by_tag(kept.execute(
+            self.conn, _KEPT.get(
+                (self.built_from, window, aggregates),
+                lambda: self._window_statement(each, window),
+                self.ids_named + len(aggregates))), tags)
         found = {}
         for index, (keys, groups) in enumerate(each):
             found.update(zip(keys, self._group_slots(
@@ -847,9 +848,10 @@ def _anchors(conn, sharing, shared_by, window, anchored=None):
             if any(provider_id in sharing for provider_id in providers)))
         if not aggregates:
             return anchors
-        anchored = conn.scalars(_KEPT.get(
+        anchored = kept.execute(conn, _KEPT.get(
             ('anchors', aggregates, window),
-            lambda: _anchors_query(aggregates, window), len(aggregates)))
+            lambda: _anchors_query(aggregates, window),
+            len(aggregates))).scalars()
     for aggregate_id, roots in candidate_folding.unfolded_rows(anchored):
         roots = set(map(int, roots.split(',')))
         for provider_id in shared_by[int(aggregate_id)]:

@@ -15,6 +15,9 @@ its object, under a key the caller makes of that state.
 
 import collections
 import threading
+import weakref
+
+import sqlalchemy as sa
 
 #: The most ids (or names) a statement kept may name: those of
 #: schedulers are few and repeated, and a statement of thousands of
@@ -43,8 +46,53 @@ class Kept:
                 self._statements.move_to_end(key)
                 return statement
         statement = build()
+        for item in statement if isinstance(statement, tuple) else [statement]:
+            if isinstance(item, sa.sql.ClauseElement):
+                _PREPARED[item] = weakref.WeakKeyDictionary()
         with self._lock:
             self._statements[key] = statement
             while len(self._statements) > self._size:
                 self._statements.popitem(last=False)
         return statement
+
+
+#: ``{statement kept: {dialect: (SQL, parameters) or None}}``, weakly:
+#: a statement dropped by its :class:`Kept` goes (and an engine's
+#: dialect with its engine).
+_PREPARED = weakref.WeakKeyDictionary()
+
+
+def execute(conn, statement):
+    """``conn.execute(statement)``; a statement kept (by :meth:`Kept.get`)
+    runs from its SQL and parameters compiled once for the connection's
+    dialect: its values are all in it, and SQLAlchemy would otherwise
+    make its parameters and expand its IN lists again each time (a
+    third of the service's CPU for the narrowing statement, 0.17 of 0.5
+    ms). A statement whose values or columns need converting (none of
+    those kept so far) runs as any other."""
+    prepared = _PREPARED.get(statement)
+    if prepared is None:
+        return conn.execute(statement)
+    dialect = conn.dialect
+    if dialect not in prepared:
+        prepared[dialect] = _prepared(statement, dialect)
+    if prepared[dialect] is None:
+        return conn.execute(statement)
+    return conn.exec_driver_sql(*prepared[dialect])
+
+
+def _prepared(statement, dialect):
+    """``(SQL, parameters)`` of ``statement`` for ``dialect``, or None if
+    a value or a column has a conversion (which only execute applies)."""
+    compiled = statement.compile(
+        dialect=dialect, compile_kwargs={'render_postcompile': True})
+    if (any(bind.type.dialect_impl(dialect).bind_processor(dialect)
+            for bind in compiled.binds.values())
+            or any(column.type.dialect_impl(dialect).result_processor(
+                dialect, None) for column in statement.selected_columns)):
+        return None
+    parameters = compiled.params
+    if compiled.positional:
+        parameters = tuple(parameters[name]
+                           for name in compiled.positiontup)
+    return compiled.string, parameters
