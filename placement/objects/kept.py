@@ -37,7 +37,8 @@ class Kept:
         """What is kept for ``key`` (hashable, and equal only for equal
         statements), else what ``build()`` makes (a statement, or a
         tuple holding one and how to read its rows), kept if it names
-        at most :data:`MOST_IDS` ``ids``."""
+        at most :data:`MOST_IDS` ``ids`` (and :func:`execute` then runs
+        its statement again as it ran it first)."""
         if ids > MOST_IDS:
             return build()
         with self._lock:
@@ -64,35 +65,30 @@ _PREPARED = weakref.WeakKeyDictionary()
 
 def execute(conn, statement):
     """``conn.execute(statement)``; a statement kept (by :meth:`Kept.get`)
-    runs from its SQL and parameters compiled once for the connection's
-    dialect: its values are all in it, and SQLAlchemy would otherwise
+    runs again from the SQL and parameters its first run sent to the
+    driver: its values are all in it, and SQLAlchemy would otherwise
     make its parameters and expand its IN lists again each time (a
     third of the service's CPU for the narrowing statement, 0.17 of 0.5
-    ms). A statement whose values or columns need converting (none of
-    those kept so far) runs as any other."""
+    ms). A statement whose columns need converting (none of those kept
+    so far) always runs as any other."""
     prepared = _PREPARED.get(statement)
     if prepared is None:
         return conn.execute(statement)
     dialect = conn.dialect
+    sent = prepared.get(dialect)
+    if sent is not None:
+        return conn.exec_driver_sql(*sent)
+    result = conn.execute(statement)
     if dialect not in prepared:
-        prepared[dialect] = _prepared(statement, dialect)
-    if prepared[dialect] is None:
-        return conn.execute(statement)
-    return conn.exec_driver_sql(*prepared[dialect])
+        prepared[dialect] = (
+            None if _converted(statement, dialect)
+            else (result.context.statement, result.context.parameters[0]))
+    return result
 
 
-def _prepared(statement, dialect):
-    """``(SQL, parameters)`` of ``statement`` for ``dialect``, or None if
-    a value or a column has a conversion (which only execute applies)."""
-    compiled = statement.compile(
-        dialect=dialect, compile_kwargs={'render_postcompile': True})
-    if (any(bind.type.dialect_impl(dialect).bind_processor(dialect)
-            for bind in compiled.binds.values())
-            or any(column.type.dialect_impl(dialect).result_processor(
-                dialect, None) for column in statement.selected_columns)):
-        return None
-    parameters = compiled.params
-    if compiled.positional:
-        parameters = tuple(parameters[name]
-                           for name in compiled.positiontup)
-    return compiled.string, parameters
+def _converted(statement, dialect):
+    """Whether SQLAlchemy converts the values of a column of
+    ``statement`` read from ``dialect``'s driver (the parameters it
+    sends are converted already)."""
+    return any(column.type.dialect_impl(dialect).result_processor(
+        dialect, None) for column in statement.selected_columns)
