@@ -56,6 +56,9 @@ class _RequestJson:
         #: ``{id(layout): (layout, template)}``; the layout is kept, so
         #: that its id is not another's.
         self._templates = {}
+        #: ``{uuid: its JSON string's content}``: a provider is in many
+        #: candidates.
+        self._escaped = {}
 
     def __call__(self, candidate):
         layout = candidate.layout
@@ -63,15 +66,19 @@ class _RequestJson:
         if found is None:
             found = self._templates[id(layout)] = (
                 layout, self._template(layout))
-        dumps = orjson.dumps
         uuids = candidate.uuids
-        escaped = [dumps(uuid)[1:-1] for uuid in uuids]
+        escaped = [self._escaped.get(uuid) or self._escape(uuid)
+                   for uuid in uuids]
         values = [escaped[slot] for slot, _amounts in layout[0]]
         if self.mappings:
             values += [b'","'.join([escaped[slot] for slot in sorted(
                 slots, key=uuids.__getitem__)])
                 for _suffix, slots in layout[1]]
         return orjson.Fragment(found[1] % tuple(values))
+
+    def _escape(self, uuid):
+        escaped = self._escaped[uuid] = orjson.dumps(uuid)[1:-1]
+        return escaped
 
     def _template(self, layout):
         allocations = b','.join(
@@ -90,14 +97,21 @@ def _literal(value):
     return orjson.dumps(value).replace(b'%', b'%%')
 
 
-def _summary(provider, classes, traits, nested):
+def _summary(provider, classes, traits, nested, resources):
     """The summary of a :class:`~placement.objects.candidate_tree.Provider`;
     ``classes`` narrows its resources (pre-1.27), ``traits`` (1.17) and
-    ``nested`` (1.29) add fields."""
-    data = {'resources': {
-        name: {'capacity': inventory[0], 'used': inventory[1]}
-        for name, inventory in provider.inventories.items()
-        if classes is None or name in classes}}
+    ``nested`` (1.29) add fields. ``resources`` (a dict) keeps the
+    resources shown of each inventories object seen: the providers of
+    one model and usage share theirs
+    (:meth:`placement.objects.candidate_names.Names.shared`)."""
+    inventories = provider.inventories
+    shown = resources.get(id(inventories))
+    if shown is None:
+        shown = {name: {'capacity': inventory[0], 'used': inventory[1]}
+                 for name, inventory in inventories.items()
+                 if classes is None or name in classes}
+        resources[id(inventories)] = shown
+    data = {'resources': shown}
     if traits:
         data['traits'] = list(provider.traits)
     if nested:
@@ -123,9 +137,11 @@ def _summaries(req, request, found, allocated):
         classes = {name for group in request.groups
                    for name in group.resources}
     traits = microversion.at_least(req, _TRAITS)
+    resources = {}
     for uuid, summary in summaries.items():
         if nested or uuid in allocated:
-            yield uuid, _summary(summary, classes, traits, nested)
+            yield uuid, _summary(summary, classes, traits, nested,
+                                 resources)
     candidate_metrics.answered(len(request.groups), found)
 
 

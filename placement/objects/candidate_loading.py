@@ -47,6 +47,8 @@ class Trees:
         self.providers = {}
         self.names = names
         self.by_uuid = {}
+        #: The uuids of the sharing providers loaded.
+        self.sharing_uuids = set()
 
     def candidates_by_root(self, windows, limit):
         """``(root, generator of its candidates)`` for each root of
@@ -125,6 +127,9 @@ class Trees:
     def _remember(self, loaded):
         self.providers.update(loaded)
         self.by_uuid.update((p.uuid, p) for p in loaded.values())
+        sharing = self.narrowing.sharing
+        self.sharing_uuids.update(p.uuid for p in loaded.values()
+                                  if p.id in sharing)
         for provider in sorted(loaded.values(), key=lambda p: p.id):
             self.by_root[provider.root_id].append(provider)
 
@@ -147,9 +152,13 @@ class Trees:
         """The roots of the trees a candidate of ``root``'s tree
         involves: its own, then those of the sharing providers it uses,
         as keys of a dict (in order, once each)."""
+        uuids = candidate.uuids
+        if self.sharing_uuids.isdisjoint(uuids):
+            # Its providers are all of the tree of ``root``.
+            return {root: None}
         by_uuid = self.by_uuid
         return dict.fromkeys(
-            [root, *[by_uuid[uuid].root_id for uuid in candidate.uuids]])
+            [root, *[by_uuid[uuid].root_id for uuid in uuids]])
 
     def summaries(self, roots):
         """Summaries of every provider of the trees of ``roots``."""

@@ -221,10 +221,11 @@ class Narrowing:
         read_anchors = aggregates and not self.trees_anchored
         tags = [*map(str, range(len(each))),
                 *([_ANCHORS] if read_anchors else [])]
-        strings = candidate_folding.strings_by_tag(self.conn.execute(
-            _KEPT.get((self.built_from, window, aggregates),
-                      lambda: self._window_statement(each, window),
-                      self.ids_named + len(aggregates))), tags)
+        strings = candidate_folding.strings_by_tag(kept.execute(
+            self.conn, _KEPT.get(
+                (self.built_from, window, aggregates),
+                lambda: self._window_statement(each, window),
+                self.ids_named + len(aggregates))), tags)
         trees = {} if self.trees_anchored else None
         found = {}
         for index, (keys, groups) in enumerate(each):
@@ -880,9 +881,10 @@ def _anchors(conn, sharing, shared_by, window, anchored=None):
             if any(provider_id in sharing for provider_id in providers)))
         if not aggregates:
             return anchors
-        anchored = _roots_by_aggregate(conn.scalars(_KEPT.get(
+        anchored = _roots_by_aggregate(kept.execute(conn, _KEPT.get(
             ('anchors', aggregates, window),
-            lambda: _anchors_query(aggregates, window), len(aggregates))))
+            lambda: _anchors_query(aggregates, window),
+            len(aggregates))).scalars())
     for aggregate_id, roots in anchored.items():
         for provider_id in shared_by[aggregate_id]:
             if provider_id in anchors:

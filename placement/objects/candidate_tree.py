@@ -191,6 +191,8 @@ class _Checks:
                        if slot.suffix in suffixes]
             if members:
                 self.after[members[-1]].append(self._subtree_check(members))
+        #: Whether there is no check at all (resources alone).
+        self.none = not any(self.after)
 
     def _traits_check(self, indexes, required):
         def check(chosen):
@@ -222,7 +224,7 @@ class Memo:
 
     def __init__(self, sharing=()):
         #: Ids of the sharing providers.
-        self.sharing = sharing
+        self.sharing = frozenset(sharing)
         #: Keys of the candidates yielded that use a sharing provider.
         self.seen = set()
         self._amounts = {}
@@ -287,7 +289,7 @@ class Search:
             if not any(providers[p].root_id == root_id for p in chosen):
                 continue
             candidate = self._candidate(chosen)
-            if any(p in sharing for p in chosen):
+            if not sharing.isdisjoint(chosen):
                 key = _key(candidate)
                 if key in seen:
                     continue
@@ -357,10 +359,14 @@ def _combinations(options, checks):
     group alone, the common case): every combination of the options (each
     of which SQL found able to serve its slot alone) that passes the
     checks, in the walk's order, without the walk's bookkeeping."""
-    if options:
-        for chosen in itertools.product(*options):
-            if checks.hold_all(chosen):
-                yield chosen
+    if not options:
+        return
+    if checks.none:
+        yield from itertools.product(*options)
+        return
+    for chosen in itertools.product(*options):
+        if checks.hold_all(chosen):
+            yield chosen
 
 
 def _choices(slots, options, rules, providers, checks):

@@ -132,12 +132,8 @@ def windows(conn, limit, randomize, progress, members_share):
     for after, until in passes:
         while until is None or after < until:
             last = conn.scalar(
-                sa.select(RP.c.id)
-                .where(RP.c.parent_provider_id.is_(None), RP.c.id > after,
-                       *([] if until is None else [RP.c.id <= until]))
-                .with_hint(RP, _ROOTS_INDEX, 'mysql')
-                .with_hint(RP, _ROOTS_INDEX, 'mariadb')
-                .order_by(RP.c.id).offset(size - 1).limit(1))
+                _LAST_ROOT if until is None else _LAST_ROOT_UNTIL,
+                {'after': after, 'until': until, 'skipped': size - 1})
             last = until if last is None else last
             progress.searched += size
             yield after, last
@@ -145,6 +141,24 @@ def windows(conn, limit, randomize, progress, members_share):
                 break
             size = progress.next_size(size, limit)
             after = last
+
+
+def _last_root(*conditions):
+    """The id of the root ``skipped`` roots after the first after id
+    ``after`` (a window's last), of those that meet ``conditions``."""
+    return (sa.select(RP.c.id)
+            .where(RP.c.parent_provider_id.is_(None),
+                   RP.c.id > sa.bindparam('after'), *conditions)
+            .with_hint(RP, _ROOTS_INDEX, 'mysql')
+            .with_hint(RP, _ROOTS_INDEX, 'mariadb')
+            .order_by(RP.c.id).offset(sa.bindparam('skipped')).limit(1))
+
+
+#: The statements of a window's last root (without an end, and before
+#: the id ``until``), built once: building one cost more of the
+#: service's CPU than running it.
+_LAST_ROOT = _last_root()
+_LAST_ROOT_UNTIL = _last_root(RP.c.id <= sa.bindparam('until'))
 
 
 def within(window, column):

@@ -20,6 +20,7 @@ import sqlalchemy as sa
 
 from placement import exception
 from placement.db import models
+from placement.objects import kept
 
 # Tries at an id of its own for a new row, against concurrent creators.
 _ID_ATTEMPTS = 20
@@ -84,7 +85,7 @@ def looked_up(conn, statement, kinds):
     of the queries of ``kinds``."""
     found = {kind: [] for kind in kinds}
     if statement is not None:
-        for key, row_id, kind in conn.execute(statement):
+        for key, row_id, kind in kept.execute(conn, statement):
             found[kind].append((key, row_id))
     return found
 
