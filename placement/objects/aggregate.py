@@ -67,8 +67,8 @@ def ids_of(uuids):
 def of_provider(conn, uuid):
     """``(provider generation, sorted aggregate uuids)`` of provider
     ``uuid``."""
-    provider, uuids = _LINKS.linked(conn, uuid)
-    return provider.generation, uuids
+    generation, _changed, uuids = _LINKS.linked(conn, uuid)
+    return generation, uuids
 
 
 def replace_of(conn, uuid, generation, uuids):

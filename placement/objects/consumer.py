@@ -101,19 +101,31 @@ def owner_ids(conn, owner, found):
             for key, value in owner_names(owner).items()}
 
 
+#: What is shown of a consumer's owners: the external ids of its project
+#: and user, its type's name (``unknown`` when it has none).
+OWNERS = (PROJECT.c.external_id.label('project_id'),
+          USER.c.external_id.label('user_id'),
+          sa.func.coalesce(CONSUMER_TYPE.c.name, UNKNOWN_TYPE).label(
+              'consumer_type'))
+
+
+def with_owners(consumers, outer=False):
+    """``consumers`` (a FROM clause with the consumers table) joined to
+    the rows naming their owners (:data:`OWNERS`); by outer joins when
+    ``outer``, for consumers outer-joined themselves."""
+    return (consumers
+            .join(PROJECT, PROJECT.c.id == CONSUMER.c.project_id,
+                  isouter=outer)
+            .join(USER, USER.c.id == CONSUMER.c.user_id, isouter=outer)
+            .outerjoin(CONSUMER_TYPE,
+                       CONSUMER_TYPE.c.id == CONSUMER.c.consumer_type_id))
+
+
 def _select_consumers():
     return sa.select(
         CONSUMER.c.id, CONSUMER.c.uuid, CONSUMER.c.generation,
-        CONSUMER.c.created_at, CONSUMER.c.updated_at,
-        PROJECT.c.external_id.label('project_id'),
-        USER.c.external_id.label('user_id'),
-        sa.func.coalesce(CONSUMER_TYPE.c.name, UNKNOWN_TYPE).label(
-            'consumer_type'),
-    ).select_from(
-        CONSUMER.join(PROJECT, PROJECT.c.id == CONSUMER.c.project_id)
-        .join(USER, USER.c.id == CONSUMER.c.user_id)
-        .outerjoin(CONSUMER_TYPE,
-                   CONSUMER_TYPE.c.id == CONSUMER.c.consumer_type_id))
+        CONSUMER.c.created_at, CONSUMER.c.updated_at, *OWNERS,
+    ).select_from(with_owners(CONSUMER))
 
 
 def get_all(conn, uuids):

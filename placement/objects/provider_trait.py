@@ -34,8 +34,8 @@ def replace_of(conn, uuid, generation, names):
 
 
 def of_provider(conn, uuid):
-    """``(provider, sorted trait names)`` of provider ``uuid``; the
-    provider has its ``generation``, ``created_at`` and ``updated_at``."""
+    """``(generation, last change, sorted trait names)`` of provider
+    ``uuid`` (the change naive UTC, as :func:`name_table.changed`)."""
     return _LINKS.linked(conn, uuid)
 
 
