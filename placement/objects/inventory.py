@@ -22,6 +22,7 @@ import sqlalchemy as sa
 
 from placement import exception
 from placement import limits
+from placement.db import api as db_api
 from placement.db import models
 from placement.objects import capacity
 from placement.objects import name_table
@@ -391,6 +392,7 @@ def delete(conn, provider, class_name):
 # by uuid in the same transaction.
 
 
+@db_api.single_statement
 def of_provider(conn, uuid):
     """``(provider generation, {class name: Inventory})``."""
     rows = resource_provider.joined_rows(conn, _OF_PROVIDER_UUID, uuid)
