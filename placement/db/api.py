@@ -223,8 +223,10 @@ def _setup_postgresql(engine, db_conf):
     @event.listens_for(engine, 'checkin')
     def _on_checkin(dbapi_connection, _record):
         # Every connection returns to the pool as it was: the next
-        # transaction on it is one.
-        if dbapi_connection is not None and dbapi_connection.autocommit:
+        # transaction on it is one. (A closed one raises on any use: its
+        # next use finds it broken, and its replacement starts anew.)
+        if (dbapi_connection is not None and not dbapi_connection.closed
+                and dbapi_connection.autocommit):
             dbapi_connection.autocommit = False
 
 
