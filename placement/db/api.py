@@ -204,6 +204,8 @@ def _setup_postgresql(engine, db_conf):
     thousand trees passes ``jit_above_cost`` easily, and compiling it
     then takes a second or more for a query that runs in milliseconds.
     """
+    from psycopg2 import extensions as psycopg2_extensions
+
     settings = [
         ('SET lock_timeout = %s', [db_conf.lock_wait_timeout * 1000]),
         ('SET statement_timeout = %s', [db_conf.statement_timeout * 1000]),
@@ -216,9 +218,14 @@ def _setup_postgresql(engine, db_conf):
         # psycopg2's autocommit is a flag of the client: setting it
         # sends nothing (SQLAlchemy's AUTOCOMMIT isolation level would
         # send a SET when it is reset), and psycopg2 then sends neither
-        # BEGIN nor COMMIT.
-        if conn.get_execution_options().get(_SINGLE_STATEMENT):
-            conn.connection.dbapi_connection.autocommit = True
+        # BEGIN nor COMMIT. Not on a connection in a transaction already
+        # (left open by another 'connect' listener): psycopg2 refuses to
+        # switch it, and the read goes on in that transaction.
+        dbapi_connection = conn.connection.dbapi_connection
+        if (conn.get_execution_options().get(_SINGLE_STATEMENT)
+                and dbapi_connection.info.transaction_status
+                == psycopg2_extensions.TRANSACTION_STATUS_IDLE):
+            dbapi_connection.autocommit = True
 
     @event.listens_for(engine, 'checkin')
     def _on_checkin(dbapi_connection, _record):

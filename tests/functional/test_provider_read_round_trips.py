@@ -7,6 +7,7 @@ provider and its rows together; a missing provider is the same 404.
 import uuid
 
 import pytest
+from sqlalchemy import event
 
 from tests.functional import round_trips
 
@@ -122,3 +123,25 @@ def test_a_write_after_a_read_without_a_transaction_has_one(api):
     assert response.status_int == 204, response.text
     # One BEGIN, before the first statement: none without a transaction.
     assert trips.begins == (api.db.backend == 'postgresql')
+
+
+def test_a_connection_opened_in_a_transaction_still_reads(api):
+    """A 'connect' listener that leaves its connection in a transaction
+    (as tools/bench_cpu.py's does): the read goes on in it."""
+
+    def left_open(dbapi_connection, _record):
+        cursor = dbapi_connection.cursor()
+        cursor.execute('SELECT 1')
+        cursor.close()
+
+    rp_uuid = _provider(api, True)
+    api.db.engine.dispose()
+    event.listen(api.db.engine, 'connect', left_open)
+    try:
+        response = api.request(
+            'GET', f'/resource_providers/{rp_uuid}/inventories')
+    finally:
+        event.remove(api.db.engine, 'connect', left_open)
+        api.db.engine.dispose()
+    assert response.status_int == 200, response.text
+    assert sorted(response.json['inventories']) == ['DISK_GB', 'VCPU']
