@@ -99,11 +99,10 @@ _OF_CONSUMER = (
               name_table.changed(ALLOC).label('changed'),
               CONSUMER.c.generation.label('consumer_generation'),
               *consumer_obj.OWNERS)
-    .select_from(consumer_obj.with_owners(
+    .select_from(
         ALLOC.join(RP, RP.c.id == ALLOC.c.resource_provider_id)
         .join(RC, RC.c.id == ALLOC.c.resource_class_id)
-        .outerjoin(CONSUMER, CONSUMER.c.uuid == ALLOC.c.consumer_id),
-        outer=True))
+        .outerjoin(CONSUMER, CONSUMER.c.uuid == ALLOC.c.consumer_id))
     .where(ALLOC.c.consumer_id == sa.bindparam('uuid'))
     .order_by(ALLOC.c.id))
 
