@@ -204,8 +204,6 @@ def _setup_postgresql(engine, db_conf):
     thousand trees passes ``jit_above_cost`` easily, and compiling it
     then takes a second or more for a query that runs in milliseconds.
     """
-    from psycopg2 import extensions as psycopg2_extensions
-
     settings = [
         ('SET lock_timeout = %s', [db_conf.lock_wait_timeout * 1000]),
         ('SET statement_timeout = %s', [db_conf.statement_timeout * 1000]),
@@ -224,7 +222,7 @@ def _setup_postgresql(engine, db_conf):
         dbapi_connection = conn.connection.dbapi_connection
         if (conn.get_execution_options().get(_SINGLE_STATEMENT)
                 and dbapi_connection.info.transaction_status
-                == psycopg2_extensions.TRANSACTION_STATUS_IDLE):
+                == _PQTRANS_IDLE):
             dbapi_connection.autocommit = True
 
     @event.listens_for(engine, 'checkin')
@@ -235,6 +233,12 @@ def _setup_postgresql(engine, db_conf):
         if (dbapi_connection is not None and not dbapi_connection.closed
                 and dbapi_connection.autocommit):
             dbapi_connection.autocommit = False
+
+
+#: libpq's transaction status of a connection outside a transaction
+#: (psycopg2.extensions.TRANSACTION_STATUS_IDLE; psycopg2 is not a
+#: requirement of the service).
+_PQTRANS_IDLE = 0
 
 
 def _setup_trace(engine):
