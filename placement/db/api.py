@@ -211,6 +211,35 @@ def _setup_postgresql(engine, db_conf):
     ]
     _on_connect(engine, lambda _dbapi_connection: settings)
 
+    @event.listens_for(engine, 'begin')
+    def _on_begin(conn):
+        # psycopg2's autocommit is a flag of the client: setting it
+        # sends nothing (SQLAlchemy's AUTOCOMMIT isolation level would
+        # send a SET when it is reset), and psycopg2 then sends neither
+        # BEGIN nor COMMIT. Not on a connection in a transaction already
+        # (left open by another 'connect' listener): psycopg2 refuses to
+        # switch it, and the read goes on in that transaction.
+        dbapi_connection = conn.connection.dbapi_connection
+        if (conn.get_execution_options().get(_SINGLE_STATEMENT)
+                and dbapi_connection.info.transaction_status
+                == _PQTRANS_IDLE):
+            dbapi_connection.autocommit = True
+
+    @event.listens_for(engine, 'checkin')
+    def _on_checkin(dbapi_connection, _record):
+        # Every connection returns to the pool as it was: the next
+        # transaction on it is one. (A closed one raises on any use: its
+        # next use finds it broken, and its replacement starts anew.)
+        if (dbapi_connection is not None and not dbapi_connection.closed
+                and dbapi_connection.autocommit):
+            dbapi_connection.autocommit = False
+
+
+#: libpq's transaction status of a connection outside a transaction
+#: (psycopg2.extensions.TRANSACTION_STATUS_IDLE; psycopg2 is not a
+#: requirement of the service).
+_PQTRANS_IDLE = 0
+
 
 def _setup_trace(engine):
     """Add the calling Placement frame to each statement as a comment."""
@@ -287,6 +316,26 @@ def streamed(conn, statement, parameters=None):
                           .execute(statement, parameters))
 
 
+def single_statement(operation):
+    """Mark a read ``operation`` that sends one statement and streams
+    nothing, which needs no transaction: one statement sees one snapshot.
+
+    :meth:`Database.read` runs it so on PostgreSQL
+    (:func:`_setup_postgresql`): no BEGIN and no COMMIT, two of its
+    three round trips. On MySQL switching a connection to autocommit and
+    back would cost a round trip each way, more than the COMMIT it
+    spares. A streamed read needs a transaction for its server-side
+    cursor.
+    """
+    setattr(operation, _SINGLE_STATEMENT, True)
+    return operation
+
+
+#: The attribute of a :func:`single_statement` operation, and the
+#: execution option of its connection.
+_SINGLE_STATEMENT = 'placement_single_statement'
+
+
 class RetryTransaction(Exception):
     """Raised by an operation when what it read moved under it.
 
@@ -344,14 +393,18 @@ class Database:
         self._time_limit = 1.5 * db_conf.lock_wait_timeout
 
     def read(self, operation, *args, primary=False, **kwargs):
-        """``operation(conn, *args, **kwargs)`` in a read transaction.
+        """``operation(conn, *args, **kwargs)`` in a read transaction
+        (none for a :func:`single_statement` on PostgreSQL).
 
         On the ``slave_connection`` database when one is configured,
         unless ``primary``: a read that a write of the same request
         depends on must see what the client wrote before.
         """
         engine = self.engine if primary else self.reader_engine
-        return self._run('read', engine, {}, 0, operation, args, kwargs)
+        options = ({_SINGLE_STATEMENT: True}
+                   if getattr(operation, _SINGLE_STATEMENT, False) else {})
+        return self._run('read', engine, options, 0, operation, args,
+                         kwargs)
 
     def write(self, operation, *args, read_committed=False,
               conflict_retries=0, **kwargs):

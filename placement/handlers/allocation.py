@@ -88,7 +88,7 @@ def retries(req):
     return conf.allocation_conflict_retry_count
 
 
-def _consumer_body(req, rows, consumer):
+def _consumer_body(req, rows):
     allocations = {}
     for row in rows:
         entry = allocations.setdefault(row.resource_provider_uuid, {
@@ -96,13 +96,14 @@ def _consumer_body(req, rows, consumer):
             'resources': {}})
         entry['resources'][row.resource_class] = row.used
     body = {'allocations': allocations}
-    if not rows or consumer is None:
+    consumer = rows[0] if rows else None
+    if consumer is None or consumer.consumer_generation is None:
         return body
     if microversion.at_least(req, microversion.DICT_ALLOCATIONS):
         body.update(project_id=consumer.project_id,
                     user_id=consumer.user_id)
     if microversion.at_least(req, microversion.CONSUMER_GENERATIONS):
-        body['consumer_generation'] = consumer.generation
+        body['consumer_generation'] = consumer.consumer_generation
     if microversion.at_least(req, microversion.CONSUMER_TYPES):
         body['consumer_type'] = consumer.consumer_type
     return body
@@ -113,11 +114,12 @@ def list_for_consumer(req):
     context = req.environ['placement.context']
     uuid = uuid_form.canonical(
         util.path_arg(req, 'consumer_uuid'))
-    rows, consumer = [], None
+    rows = []
     if uuid is not None:
-        rows, consumer = context.db.read(allocation_obj.of_consumer, uuid)
-    return util.Result(_consumer_body(req, rows, consumer),
-                       last_modified=name_table.newest(rows))
+        rows = context.db.read(allocation_obj.of_consumer, uuid)
+    return util.Result(_consumer_body(req, rows),
+                       last_modified=name_table.latest(
+                           row.changed for row in rows))
 
 
 def set_allocations(req):
@@ -167,4 +169,5 @@ def list_for_provider(req):
             entry['consumer_generation'] = row.consumer_generation
     body = {'allocations': allocations,
             'resource_provider_generation': generation}
-    return util.Result(body, last_modified=name_table.newest(rows))
+    return util.Result(body, last_modified=name_table.latest(
+        row.changed for row in rows))

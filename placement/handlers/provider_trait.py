@@ -6,19 +6,19 @@ from placement.objects import name_table
 from placement.objects import provider_trait
 
 
-def _response(names, provider):
+def _response(names, generation, last_modified):
     """The traits body; Last-Modified: when the provider last changed."""
     return util.Result({
         'traits': names,
-        'resource_provider_generation': provider.generation,
-    }, last_modified=name_table.last_modified(provider), dated=True)
+        'resource_provider_generation': generation,
+    }, last_modified=last_modified, dated=True)
 
 
 def get_traits(req):
     context = req.environ['placement.context']
-    provider, names = context.db.read(
+    generation, changed, names = context.db.read(
         provider_trait.of_provider, util.path_arg(req, 'uuid'))
-    return _response(names, provider)
+    return _response(names, generation, name_table.dated(changed))
 
 
 def set_traits(req):
@@ -27,7 +27,8 @@ def set_traits(req):
     provider = context.db.write(
         provider_trait.replace_of, util.path_arg(req, 'uuid'),
         data['resource_provider_generation'], data['traits'])
-    return _response(sorted(data['traits']), provider)
+    return _response(sorted(data['traits']), provider.generation,
+                     name_table.last_modified(provider))
 
 
 def delete_traits(req):

@@ -7,6 +7,7 @@ is created the first time a provider is put in it and kept afterwards.
 import sqlalchemy as sa
 
 from placement import uuid_form
+from placement.db import api as db_api
 from placement.db import models
 from placement.objects import association
 from placement.objects import resource_provider
@@ -64,11 +65,12 @@ def ids_of(uuids):
     return select_ids(uuids).with_only_columns(AGG.c.id)
 
 
+@db_api.single_statement
 def of_provider(conn, uuid):
     """``(provider generation, sorted aggregate uuids)`` of provider
     ``uuid``."""
-    provider, uuids = _LINKS.linked(conn, uuid)
-    return provider.generation, uuids
+    generation, _changed, uuids = _LINKS.linked(conn, uuid)
+    return generation, uuids
 
 
 def replace_of(conn, uuid, generation, uuids):

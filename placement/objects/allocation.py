@@ -86,36 +86,38 @@ class _Retry(db_api.RetryTransaction):
             'retry.')
 
 
-def get_for_consumer(conn, uuid):
-    """The consumer's allocation rows, in the order they were written
-    (the order of the request that wrote them, as upstream answers:
-    clients show them so).
-
-    Each row has resource_provider_uuid, resource_provider_generation,
-    resource_class, used, created_at and updated_at.
-    """
-    return conn.execute(
-        sa.select(RP.c.uuid.label('resource_provider_uuid'),
-                  RP.c.generation.label('resource_provider_generation'),
-                  RC.c.name.label('resource_class'), ALLOC.c.used,
-                  ALLOC.c.created_at, ALLOC.c.updated_at)
-        .select_from(ALLOC.join(RP, RP.c.id == ALLOC.c.resource_provider_id)
-                     .join(RC, RC.c.id == ALLOC.c.resource_class_id))
-        .where(ALLOC.c.consumer_id == uuid)
-        .order_by(ALLOC.c.id)).all()
+#: A consumer's allocation rows, in the order they were written (the
+#: order of the request that wrote them, as upstream answers: clients
+#: show them so): resource_provider_uuid, resource_provider_generation,
+#: resource_class, used and changed (:func:`name_table.changed`), each
+#: with the consumer's consumer_generation and :data:`consumer.OWNERS`
+#: (None for a consumer without a record).
+_OF_CONSUMER = (
+    sa.select(RP.c.uuid.label('resource_provider_uuid'),
+              RP.c.generation.label('resource_provider_generation'),
+              RC.c.name.label('resource_class'), ALLOC.c.used,
+              name_table.changed(ALLOC).label('changed'),
+              CONSUMER.c.generation.label('consumer_generation'),
+              *consumer_obj.OWNERS)
+    .select_from(
+        ALLOC.join(RP, RP.c.id == ALLOC.c.resource_provider_id)
+        .join(RC, RC.c.id == ALLOC.c.resource_class_id)
+        .outerjoin(CONSUMER, CONSUMER.c.uuid == ALLOC.c.consumer_id))
+    .where(ALLOC.c.consumer_id == sa.bindparam('uuid'))
+    .order_by(ALLOC.c.id))
 
 
 #: A provider's generation with its allocation rows, by consumer uuid
 #: and class name (see resource_provider.joined_rows): consumer_id,
 #: consumer_generation (None for a consumer without a record),
-#: resource_class, used, created_at and updated_at; one row of None
-#: allocation for a provider without any.
+#: resource_class, used and changed (:func:`name_table.changed`); one
+#: row of None allocation for a provider without any.
 _OF_PROVIDER_UUID = (
     sa.select(RP.c.generation.label('provider_generation'),
               ALLOC.c.consumer_id,
               CONSUMER.c.generation.label('consumer_generation'),
               RC.c.name.label('resource_class'), ALLOC.c.used,
-              ALLOC.c.created_at, ALLOC.c.updated_at)
+              name_table.changed(ALLOC).label('changed'))
     .select_from(
         RP.outerjoin(ALLOC, ALLOC.c.resource_provider_id == RP.c.id)
         .outerjoin(RC, RC.c.id == ALLOC.c.resource_class_id)
@@ -494,11 +496,14 @@ def delete_consumer(db, uuid, retries):
     db.write(_delete_consumer, uuid, conflict_retries=retries)
 
 
+@db_api.single_statement
 def of_consumer(conn, uuid):
-    """``(allocation rows, consumer or None)`` of consumer ``uuid``."""
-    return get_for_consumer(conn, uuid), consumer_obj.get(conn, uuid)
+    """The allocation rows of consumer ``uuid``, each with what is shown
+    of the consumer (:data:`_OF_CONSUMER`), in one statement."""
+    return conn.execute(_OF_CONSUMER, {'uuid': uuid}).all()
 
 
+@db_api.single_statement
 def of_provider(conn, uuid):
     """``(provider generation, allocation rows)`` of provider ``uuid``
     (the rows of :data:`_OF_PROVIDER_UUID`), in one statement."""

@@ -11,6 +11,7 @@ import collections
 import sqlalchemy as sa
 
 from placement.db import models
+from placement.objects import name_table
 from placement.objects import resource_provider
 
 _RP = models.ResourceProvider.__table__
@@ -48,11 +49,11 @@ class Association:
             sa.select(*unset, sa.null(), column)
             .join_from(table, _RP, _RP.c.id == table.c.resource_provider_id)
             .where(by_uuid))
-        # The provider with each key linked to it (one row with a NULL
-        # key without any), the keys in order.
+        # The provider's generation and last change with each key linked
+        # to it (one row with a NULL key without any), the keys in order.
         self._linked = (
-            sa.select(_RP.c.id, _RP.c.generation, _RP.c.created_at,
-                      _RP.c.updated_at, key_column)
+            sa.select(_RP.c.generation,
+                      name_table.changed(_RP).label('changed'), key_column)
             .select_from(
                 _RP.outerjoin(table, table.c.resource_provider_id == _RP.c.id)
                 .outerjoin(key_column.table,
@@ -63,12 +64,14 @@ class Association:
             mine, column.in_(sa.bindparam('ids', expanding=True)))
 
     def linked(self, conn, uuid):
-        """``(Provider, sorted keys linked to it)`` of provider ``uuid``,
-        in one round trip (:func:`resource_provider.joined_rows`);
-        NotFound when there is no such provider."""
+        """``(generation, last change, sorted keys linked to it)`` of
+        provider ``uuid`` (the change as :func:`name_table.changed`), in
+        one round trip (:func:`resource_provider.joined_rows`); NotFound
+        when there is no such provider."""
         rows = resource_provider.joined_rows(conn, self._linked, uuid)
-        return Provider(*rows[0][:-1]), [
-            row[-1] for row in rows if row[-1] is not None]
+        generation, changed, _key = rows[0]
+        return generation, changed, [
+            key for _generation, _changed, key in rows if key is not None]
 
     def of_provider(self, conn, uuid, keys):
         """``(Provider, {key: id} of the rows found of ``keys``, set of

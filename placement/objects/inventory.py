@@ -22,6 +22,7 @@ import sqlalchemy as sa
 
 from placement import exception
 from placement import limits
+from placement.db import api as db_api
 from placement.db import models
 from placement.objects import capacity
 from placement.objects import name_table
@@ -69,18 +70,27 @@ class Inventory:
                 'allocation_ratio': self.allocation_ratio}
 
 
+#: The API fields of an inventory, as stored.
+_FIELDS = ('total', 'reserved', 'min_unit', 'max_unit', 'step_size',
+           'allocation_ratio')
+#: What an Inventory is read from: its fields and when it last changed
+#: (only these: every column's description is decoded anew for each
+#: result).
+_READ = (*(INV.c[field] for field in _FIELDS),
+         name_table.changed(INV).label('changed'))
+
+
 def _inventory(row):
     return Inventory(
         total=row.total, reserved=row.reserved, min_unit=row.min_unit,
         max_unit=row.max_unit, step_size=row.step_size,
-        allocation_ratio=row.allocation_ratio,
-        last_modified=row.updated_at or row.created_at)
+        allocation_ratio=row.allocation_ratio, last_modified=row.changed)
 
 
 #: Built once (see resource_provider._BY_UUID).
 _OF_PROVIDER = (
-    sa.select(RC.c.name, INV)
-    .join(RC, RC.c.id == INV.c.resource_class_id)
+    sa.select(RC.c.name, *_READ)
+    .join_from(INV, RC, RC.c.id == INV.c.resource_class_id)
     .where(INV.c.resource_provider_id == sa.bindparam('provider_id')))
 
 
@@ -88,7 +98,7 @@ _OF_PROVIDER = (
 #: resource_provider.joined_rows).
 _OF_PROVIDER_UUID = (
     sa.select(resource_provider.RP.c.generation.label('provider_generation'),
-              RC.c.name, INV)
+              RC.c.name, *_READ)
     .select_from(
         resource_provider.RP
         .outerjoin(INV, INV.c.resource_provider_id
@@ -107,8 +117,8 @@ def get_all_of_many(conn, provider_ids):
     """``{provider id: {resource class name: Inventory}}``."""
     found = {provider_id: {} for provider_id in provider_ids}
     rows = conn.execute(
-        sa.select(RC.c.name, INV)
-        .join(RC, RC.c.id == INV.c.resource_class_id)
+        sa.select(INV.c.resource_provider_id, RC.c.name, *_READ)
+        .join_from(INV, RC, RC.c.id == INV.c.resource_class_id)
         .where(INV.c.resource_provider_id.in_(sorted(provider_ids))))
     for row in rows:
         found[row.resource_provider_id][row.name] = _inventory(row)
@@ -132,9 +142,6 @@ def _stored_class_ids(conn, provider_id):
         .where(INV.c.resource_provider_id == provider_id)).all())
 
 
-#: The API fields of an inventory, as stored.
-_FIELDS = ('total', 'reserved', 'min_unit', 'max_unit', 'step_size',
-           'allocation_ratio')
 #: The ids of resource classes by name, and the stored inventories of
 #: providers, in one round trip (see
 #: :func:`name_table.look_up`): ``(name, class id, NULL...)`` rows of
@@ -385,6 +392,7 @@ def delete(conn, provider, class_name):
 # by uuid in the same transaction.
 
 
+@db_api.single_statement
 def of_provider(conn, uuid):
     """``(provider generation, {class name: Inventory})``."""
     rows = resource_provider.joined_rows(conn, _OF_PROVIDER_UUID, uuid)

@@ -195,30 +195,50 @@ def delete(conn, table, row_id, referrers, in_use_message):
     return result.rowcount == 1
 
 
-def last_modified(row):
-    """When ``row`` last changed (aware UTC), or None if unknown."""
-    changed = row.updated_at or row.created_at
+def dated(changed):
+    """``changed`` (a naive UTC datetime, or None if unknown) aware."""
     if changed is None:
         return None
     return changed.replace(tzinfo=datetime.UTC)
 
 
+def last_modified(row):
+    """When ``row`` last changed (aware UTC), or None if unknown."""
+    return dated(row.updated_at or row.created_at)
+
+
 def newest(rows):
     """The latest :func:`last_modified` of ``rows``, or None."""
-    return max(filter(None, map(last_modified, rows)), default=None)
+    return latest(row.updated_at or row.created_at for row in rows)
+
+
+def latest(changes):
+    """The latest of ``changes`` (the :func:`changed` of rows, None where
+    unknown), aware UTC, or None."""
+    return dated(max(filter(None, changes), default=None))
+
+
+def changed(table):
+    """SQL: the last change of a row of ``table``, updated, else created
+    (the time :func:`last_modified` reads from both columns).
+
+    One column where two were: PyMySQL decodes each column's
+    description anew for every result, as much CPU as a row's values
+    for a short read.
+    """
+    return sa.func.coalesce(table.c.updated_at, table.c.created_at)
 
 
 def changed_text(table):
-    """SQL: the last change of a row of ``table`` (updated, else
-    created) as text, ISO 8601 (what MySQL and SQLite write, and
-    PostgreSQL with psycopg2's DateStyle), which sorts as the times do.
+    """SQL: :func:`changed` as text, ISO 8601 (what MySQL and SQLite
+    write, and PostgreSQL with psycopg2's DateStyle), which sorts as the
+    times do.
 
     For long listings (:class:`Newest`): PyMySQL makes a datetime of a
     DATETIME column in Python, a third of its CPU for a provider row;
     only the latest is made one here.
     """
-    return sa.cast(sa.func.coalesce(table.c.updated_at, table.c.created_at),
-                   sa.String)
+    return sa.cast(changed(table), sa.String)
 
 
 class Newest:

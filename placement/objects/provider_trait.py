@@ -1,5 +1,6 @@
 """Traits of resource providers."""
 
+from placement.db import api as db_api
 from placement.db import models
 from placement.objects import association
 from placement.objects import name_table
@@ -33,9 +34,10 @@ def replace_of(conn, uuid, generation, names):
     return after
 
 
+@db_api.single_statement
 def of_provider(conn, uuid):
-    """``(provider, sorted trait names)`` of provider ``uuid``; the
-    provider has its ``generation``, ``created_at`` and ``updated_at``."""
+    """``(generation, last change, sorted trait names)`` of provider
+    ``uuid`` (the change naive UTC, as :func:`name_table.changed`)."""
     return _LINKS.linked(conn, uuid)
 
 

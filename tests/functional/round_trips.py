@@ -14,7 +14,9 @@ class RoundTrips:
     SET and a COMMIT each, not seen as statements); ``rollbacks``, of
     the driver's connection, a ROLLBACK on MySQL (none after a
     transaction that committed: the pool does not reset a connection
-    returned to it).
+    returned to it); ``begins``: the BEGINs psycopg2 sent before a
+    statement (PostgreSQL only; none for a statement run without a
+    transaction, whose COMMIT psycopg2 skips too).
     """
 
     def __init__(self, engine):
@@ -24,16 +26,24 @@ class RoundTrips:
         self.pings = 0
         self.isolation_changes = 0
         self.rollbacks = 0
+        self.begins = 0
+        self._idle = False
 
-    def _statement(self, _conn, _cursor, statement, *_args):
+    def _statement(self, _conn, cursor, statement, *_args):
         if not statement.startswith('BEGIN'):
             self.statements.append(statement.split()[0])
+        self._idle = _idle(cursor)
+
+    def _executed(self, _conn, cursor, *_args):
+        if self._idle and not _idle(cursor):
+            self.begins += 1
 
     def _commit(self, _conn):
         self.commits += 1
 
     def __enter__(self):
         event.listen(self.engine, 'before_cursor_execute', self._statement)
+        event.listen(self.engine, 'after_cursor_execute', self._executed)
         event.listen(self.engine, 'commit', self._commit)
         ping = self._ping = self.engine.dialect.do_ping
 
@@ -57,7 +67,20 @@ class RoundTrips:
 
     def __exit__(self, *exc_info):
         event.remove(self.engine, 'before_cursor_execute', self._statement)
+        event.remove(self.engine, 'after_cursor_execute', self._executed)
         event.remove(self.engine, 'commit', self._commit)
         self.engine.dialect.do_ping = self._ping
         self.engine.dialect.set_isolation_level = self._set_level
         self.engine.dialect.do_rollback = self._rollback
+
+
+def _idle(cursor):
+    """Whether psycopg2's connection of ``cursor`` is outside a
+    transaction (False on other drivers)."""
+    info = getattr(cursor.connection, 'info', None)
+    status = getattr(info, 'transaction_status', None)
+    return status is not None and status == _PSYCOPG2_IDLE
+
+
+#: psycopg2.extensions.TRANSACTION_STATUS_IDLE (libpq's PQTRANS_IDLE).
+_PSYCOPG2_IDLE = 0

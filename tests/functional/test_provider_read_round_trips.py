@@ -7,6 +7,7 @@ provider and its rows together; a missing provider is the same 404.
 import uuid
 
 import pytest
+from sqlalchemy import event
 
 from tests.functional import round_trips
 
@@ -46,7 +47,8 @@ def _read(api, rp_uuid, what):
     with round_trips.RoundTrips(api.db.engine) as trips:
         response = api.request('GET', f'/resource_providers/{rp_uuid}/{what}')
     assert trips.statements == ['SELECT']
-    assert (trips.commits, trips.pings) == (1, 0)
+    # No BEGIN on PostgreSQL either: one statement needs no transaction.
+    assert (trips.commits, trips.pings, trips.begins) == (1, 0, 0)
     return response
 
 
@@ -94,3 +96,52 @@ def test_a_missing_provider_is_404_in_one_statement_or_none(
     # Not a uuid: no provider can have it, nothing is asked.
     assert trips.statements == (
         [] if missing == 'not-a-uuid' else ['SELECT'])
+
+
+def test_a_listing_reads_in_a_transaction(api):
+    """Its server-side cursor (stream_results) needs one on PostgreSQL:
+    psycopg2 sends BEGIN before the statement."""
+    rp_uuid = _provider(api, False)
+    with round_trips.RoundTrips(api.db.engine) as trips:
+        response = api.request(
+            'GET', f'/resource_providers?in_tree={rp_uuid}')
+    assert response.status_int == 200, response.text
+    assert trips.statements == ['SELECT']
+    assert trips.begins == (api.db.backend == 'postgresql')
+
+
+def test_a_write_after_a_read_without_a_transaction_has_one(api):
+    """The connection a read ran on without a transaction returns to the
+    pool as it was: the next write on it is one transaction."""
+    rp_uuid = _provider(api, True)
+    _read(api, rp_uuid, 'inventories')
+    with round_trips.RoundTrips(api.db.engine) as trips:
+        response = api.request('PUT', f'/allocations/{uuid.uuid4()}', body={
+            'allocations': {rp_uuid: {'resources': {'VCPU': 1}}},
+            'consumer_generation': None, 'project_id': str(uuid.uuid4()),
+            'user_id': str(uuid.uuid4()), 'consumer_type': 'INSTANCE'})
+    assert response.status_int == 204, response.text
+    # One BEGIN, before the first statement: none without a transaction.
+    assert trips.begins == (api.db.backend == 'postgresql')
+
+
+def test_a_connection_opened_in_a_transaction_still_reads(api):
+    """A 'connect' listener that leaves its connection in a transaction
+    (as tools/bench_cpu.py's does): the read goes on in it."""
+
+    def left_open(dbapi_connection, _record):
+        cursor = dbapi_connection.cursor()
+        cursor.execute('SELECT 1')
+        cursor.close()
+
+    rp_uuid = _provider(api, True)
+    api.db.engine.dispose()
+    event.listen(api.db.engine, 'connect', left_open)
+    try:
+        response = api.request(
+            'GET', f'/resource_providers/{rp_uuid}/inventories')
+    finally:
+        event.remove(api.db.engine, 'connect', left_open)
+        api.db.engine.dispose()
+    assert response.status_int == 200, response.text
+    assert sorted(response.json['inventories']) == ['DISK_GB', 'VCPU']
