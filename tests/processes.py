@@ -1,6 +1,7 @@
 """Servers the tests start as processes: a free port, waiting until up,
-stopping."""
+stopping, requests on one kept-alive connection."""
 
+import http.client
 import socket
 import subprocess
 import time
@@ -44,3 +45,20 @@ def stop(process, timeout=30):
 def _read(path):
     with open(path, errors='replace') as log:
         return log.read()
+
+
+def answers_on_one_connection(host, port, path, headers=None, count=2):
+    """``[(response, body)]`` of ``count`` GETs of ``path`` sent one after
+    the other on one HTTP/1.1 connection; fails if an answer closes it."""
+    connection = http.client.HTTPConnection(host, port, timeout=30)
+    try:
+        answers = []
+        for _ in range(count):
+            connection.request('GET', path, headers=headers or {})
+            response = connection.getresponse()
+            answers.append((response, response.read()))
+            # http.client drops a connection the answer closes.
+            assert connection.sock is not None
+    finally:
+        connection.close()
+    return answers

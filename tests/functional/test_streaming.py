@@ -20,6 +20,7 @@ import pytest
 from placement import util
 from placement.handlers import allocation_candidate as candidate_handler
 from placement.metrics import definitions
+from tests import processes
 from tests.functional import app
 from tests.functional import server as api_server
 
@@ -320,19 +321,9 @@ def test_placement_api_streams_chunked(tmp_path):
     with api_server.running_server(
             tmp_path, extra_conf='[api]\nstream_above_bytes = 0\n') as url:
         address = urllib.parse.urlsplit(url)
-        connection = http.client.HTTPConnection(
-            address.hostname, address.port, timeout=30)
-        try:
-            answers = []
-            for _ in range(2):
-                connection.request('GET', '/resource_providers', headers={
-                    'x-auth-token': 'admin'})
-                response = connection.getresponse()
-                answers.append((response, response.read()))
-                # http.client drops a connection the answer closes.
-                assert connection.sock is not None
-        finally:
-            connection.close()
+        answers = processes.answers_on_one_connection(
+            address.hostname, address.port, '/resource_providers',
+            headers={'x-auth-token': 'admin'})
     for response, body in answers:
         assert response.status == 200
         assert response.headers['transfer-encoding'] == 'chunked'

@@ -17,6 +17,7 @@ from waitress import task
 from waitress import wasyncore
 
 from placement.wsgi import server
+from tests import processes
 
 LIMITS = server.ClientLimits(
     header_timeout=10, body_timeout=10, send_timeout=10,
@@ -136,17 +137,7 @@ def _get(path='/', version='1.1', headers=''):
 
 def test_two_streamed_answers_share_one_connection(worker):
     address, served = worker
-    connection = http.client.HTTPConnection(*address, timeout=10)
-    try:
-        answers = []
-        for _ in range(2):
-            connection.request('GET', '/')
-            response = connection.getresponse()
-            answers.append((response, response.read()))
-            # http.client drops a connection the answer closes.
-            assert connection.sock is not None
-    finally:
-        connection.close()
+    answers = processes.answers_on_one_connection(*address, '/')
     for response, body in answers:
         assert response.headers['Transfer-Encoding'] == 'chunked'
         assert response.headers['Connection'] is None
