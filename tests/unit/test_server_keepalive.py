@@ -242,3 +242,26 @@ def test_a_kept_alive_client_that_stops_reading_is_closed(
         with pytest.raises(http.client.IncompleteRead):
             second.read()
     assert len(served) == 2
+
+
+def test_a_request_arriving_as_the_idle_time_runs_out_is_not_cut():
+    """A kept-alive connection idle past its time is closed, unless the
+    client's next request is already waiting, unread, in its socket (the
+    loop had not read it yet): its client would see the connection
+    closed without an answer."""
+    with _serving(LIMITS) as (_address, _served, listener):
+        ours, clients = socket.socketpair()
+        with clients:
+            channel = server._Channel(listener, ours, ('127.0.0.1', 1),
+                                      listener.adj, map={})
+            try:
+                channel.served = True
+                later = channel.last_activity + LIMITS.keepalive_timeout + 1
+                assert channel.expired(LIMITS, later)
+                clients.sendall(_get())
+                assert not channel.expired(LIMITS, later)
+                channel.recv(4096)  # read, as the loop would
+                clients.shutdown(socket.SHUT_WR)
+                assert channel.expired(LIMITS, later)  # only its end waits
+            finally:
+                channel.close()
