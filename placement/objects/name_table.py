@@ -202,14 +202,20 @@ def dated(changed):
     return changed.replace(tzinfo=datetime.UTC)
 
 
+def _change(row):
+    """When ``row`` (with both columns) last changed, updated, else
+    created: :func:`changed` read in Python (naive UTC, or None)."""
+    return row.updated_at or row.created_at
+
+
 def last_modified(row):
     """When ``row`` last changed (aware UTC), or None if unknown."""
-    return dated(row.updated_at or row.created_at)
+    return dated(_change(row))
 
 
 def newest(rows):
     """The latest :func:`last_modified` of ``rows``, or None."""
-    return latest(row.updated_at or row.created_at for row in rows)
+    return latest(map(_change, rows))
 
 
 def latest(changes):
