@@ -94,7 +94,7 @@ def search(conn, request, conf):
     if not narrowing.may_match():
         return Found((), None, None, progress)
     trees = candidate_loading.Trees(conn, narrowing, names)
-    windows = (progress.narrowed(narrowing.narrow(window, trees.load_window),
+    windows = (progress.narrowed(narrowing.narrow(window, trees),
                                  randomize)
                for window in candidate_windows.windows(
                    conn, limit, randomize, progress, narrowing.members_share))

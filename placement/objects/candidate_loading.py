@@ -104,6 +104,14 @@ class Trees:
                   for provider_id, root in sharing.items()
                   if not candidate_windows.holds(window, root))]
 
+    def load_roots(self, roots):
+        """``{id: candidate_tree.Provider}`` of every provider loaded,
+        the trees of ``roots`` among them (in one query, those not
+        loaded yet): what :meth:`candidate_narrowing.Narrowing.narrow`
+        tests the capacity of."""
+        self._load(sorted(roots), [])
+        return self.providers
+
     def _shared_with(self):
         """``{root: [sharing provider id]}`` of the current window."""
         shared_with = collections.defaultdict(list)

@@ -773,9 +773,9 @@ def test_narrowing_statements_are_built_once_for_what_is_asked(
     group_query = narrowing._group_query
     look_up_statement = candidate_narrowing._look_up_statement
 
-    def counted_group(narrowing, groups, tree_within):
+    def counted_group(narrowing, groups, *args):
         built.append(('narrowing', dict(groups[0].resources)))
-        return group_query(narrowing, groups, tree_within)
+        return group_query(narrowing, groups, *args)
 
     def counted_look_up(traits, uuids, tests):
         found = look_up_statement(traits, uuids, tests)
@@ -853,6 +853,121 @@ def test_a_busy_cloud_is_narrowed_by_queries_after_a_window_of_few(
     assert found[2] == sorted([
         named(('H10', {'VCPU': 2})), named(('H10_NUMA', {'VCPU': 2})),
         named(('H11', {'VCPU': 2}))])
+
+
+def _capacity_probed(monkeypatch):
+    """From now on, narrowings probe every provider's capacity by their
+    windows' statements, as an explanation's do."""
+    init = candidate_narrowing.Narrowing.__init__
+
+    def probing(narrowing, *args, **kwargs):
+        init(narrowing, *args, **kwargs)
+        narrowing.capacity_after_load = False
+
+    monkeypatch.setattr(candidate_narrowing.Narrowing, '__init__', probing)
+
+
+def _probes_per_query(monkeypatch):
+    """Whether each narrowing query (of a group that is not resources
+    alone) probed the capacity of its window's providers, as built
+    (none kept built before)."""
+    monkeypatch.setattr(candidate_narrowing, '_KEPT', kept.Kept(256))
+    probed = []
+    group_query = candidate_narrowing.Narrowing._group_query
+
+    def counted(narrowing, groups, tree_within, after_load=False):
+        probed.append(not after_load)
+        return group_query(narrowing, groups, tree_within, after_load)
+
+    monkeypatch.setattr(candidate_narrowing.Narrowing, '_group_query',
+                        counted)
+    return probed
+
+
+def _narrowed_requests(world):
+    """Requests narrowed by the windows' statements (not resources
+    alone), with a sharing provider, several slots, traits met
+    together, suffixed groups and root traits."""
+    agg_a = frozenset({world.aggregates['aggA']})
+    avx2 = (frozenset({'HW_CPU_X86_AVX2'}),)
+    return [
+        dict(groups=(Group(resources={'VCPU': 2, 'DISK_GB': 5},
+                           required_traits=avx2),)),
+        dict(groups=(Group(resources={'VCPU': 2, 'DISK_GB': 5},
+                           member_of=(agg_a,)),)),
+        dict(groups=(Group(resources={'VCPU': 1, 'DISK_GB': 20},
+                           member_of=(agg_a,)),)),
+        dict(groups=(Group(resources={'DISK_GB': 5}),
+                     Group('1', {'VCPU': 2}, required_traits=avx2),
+                     Group('2', {'VCPU': 2})), group_policy='isolate'),
+        dict(groups=(Group(resources={'VCPU': 1}),
+                     Group('1', {'DISK_GB': 5}, member_of=(agg_a,))),
+             group_policy='none'),
+        dict(groups=(Group(resources={'VCPU': 2, 'DISK_GB': 5},
+                           forbidden_traits=frozenset({SHARES}),
+                           member_of=(agg_a,)),),
+             root_required=avx2),
+    ]
+
+
+@pytest.mark.parametrize('strategy', ['depth-first', 'breadth-first'])
+def test_capacity_tested_on_the_trees_loaded_answers_as_probed(
+        many_roots, monkeypatch, strategy):
+    """The capacity of a window's providers is tested once the trees
+    that pass the other conditions are loaded, not probed by the
+    window's statement (but that of the sharing providers): the answers
+    are those of the probes, with and without a limit (units, usage and
+    overcommitted providers included)."""
+    many_roots.provider('BIG', inventory={
+        'VCPU': {'total': 16, 'min_unit': 2, 'step_size': 2,
+                 'allocation_ratio': 1.5}, 'DISK_GB': 40},
+        traits=['HW_CPU_X86_AVX2'], aggregates=['aggA'])
+    many_roots.provider('BIG_NUMA', 'BIG', {'VCPU': {'total': 4,
+                                                     'max_unit': 1}})
+    many_roots.allocate('H00', 'VCPU', 2)
+    many_roots.allocate('H03', 'VCPU', 1)
+    many_roots.allocate('H04_NUMA', 'VCPU', 5)      # overcommitted
+    many_roots.allocate('SS', 'DISK_GB', 90)
+    requests = _narrowed_requests(many_roots)
+
+    def answers():
+        found = []
+        for params in requests:
+            for limit in (None, 1, 4, 100):
+                with many_roots.db.reader() as conn:
+                    answer = allocation_candidate.get_candidates(
+                        conn, Request(limit=limit, **params),
+                        conf(strategy=strategy))
+                found.append((answer.candidates, answer.summaries))
+        return found
+    probed = _probes_per_query(monkeypatch)
+    tested = answers()
+    # A later window may be probed (after a window of few trees that
+    # serve).
+    assert probed[0] is False
+    _capacity_probed(monkeypatch)
+    probed.clear()
+    assert tested == answers()
+    assert probed and all(probed)
+    assert all(candidates for candidates, _ in tested[:4])
+
+
+def test_a_busy_cloud_probes_capacity_after_a_window_of_few(
+        many_roots, monkeypatch):
+    """Once most trees that pass a window's other conditions cannot
+    serve (a busy cloud), the later windows' statements probe the
+    capacity, and load only the trees that can."""
+    for index in range(10):
+        many_roots.allocate(f'H{index:02}', 'VCPU', 2)
+        if index % 2 == 0:
+            many_roots.allocate(f'H{index:02}_NUMA', 'VCPU', 4)
+    two = Group(resources={'VCPU': 2},
+                required_traits=(frozenset({'HW_CPU_X86_AVX2'}),))
+    probed = _probes_per_query(monkeypatch)
+    found = many_roots.allocations(two, limit=1)
+    assert probed[0] is False and probed[-1] is True
+    _capacity_probed(monkeypatch)
+    assert found == many_roots.allocations(two, limit=1) == []
 
 
 WINDOW_REQUESTS = [
@@ -942,9 +1057,9 @@ def _narrowed_windows(monkeypatch):
     windows = []
     narrow = candidate_narrowing.Narrowing.narrow
 
-    def counted(narrowing, window, load=None):
+    def counted(narrowing, window, trees=None):
         windows.append(window)
-        return narrow(narrowing, window, load)
+        return narrow(narrowing, window, trees)
 
     monkeypatch.setattr(candidate_narrowing.Narrowing, 'narrow', counted)
     return windows
