@@ -1003,7 +1003,7 @@ def _tree_aggregates(aggregates):
     the provider row of every member of the aggregates.
     """
     part = RP.alias('tree_part')
-    return (sa.select(sa.func.aggregate_strings(
+    return (sa.select(candidate_folding.aggregated(
                 candidate_folding.as_text(_RP_AGG.c.aggregate_id), ','))
             .select_from(part)
             .join(_RP_AGG, _RP_AGG.c.resource_provider_id == part.c.id)
@@ -1028,7 +1028,7 @@ def _anchors_query(aggregates, window):
     """
     return candidate_folding.folded_rows(
         sa.select(_RP_AGG.c.aggregate_id,
-                  sa.func.aggregate_strings(
+                  candidate_folding.aggregated(
                       candidate_folding.as_text(_ROOT_ID), ','))
         .select_from(RP)
         .join(_RP_AGG, _RP_AGG.c.resource_provider_id == RP.c.id)
