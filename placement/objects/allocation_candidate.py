@@ -19,9 +19,9 @@ inventory holds or a trait no provider has, is answered at once
    finds the providers of the window (and the sharing providers
    anywhere) that pass the group's traits, aggregates and in_tree, with
    their roots and, per resource class of the unsuffixed group, whether
-   they can serve it alone (capacity, min/max/step); its conditions are
-   probes of each provider's own rows, so a window costs what its
-   providers cost, not what the cloud holds. A statement costs a round
+   they can serve it alone (capacity, min/max/step; see below); its
+   conditions are probes of each provider's own rows, so a window costs
+   what its providers cost, not what the cloud holds. A statement costs a round
    trip and about half a millisecond of CPU whatever it reads, so the
    queries of a window are one statement, with the roots the sharing
    providers are shared with (those of the window's providers in an
@@ -38,7 +38,12 @@ inventory holds or a trait no provider has, is answered at once
    :func:`candidate_narrowing.by_capacity_alone`) makes none of these
    queries but the sharing ones: the trees of the window are loaded
    whole first (:meth:`candidate_loading.Trees.load_window`, as step 2
-   would), and their providers tested in Python.
+   would), and their providers tested in Python. Any other probes
+   by SQL the capacity of the sharing providers only: the trees of
+   the roots that pass the rest are loaded
+   (:meth:`candidate_loading.Trees.load_roots`, as step 2 would) and
+   the capacity of their providers tested in Python, until a window
+   most of whose trees loaded cannot serve (a busy cloud).
 2. *Assembly*, lazily: the roots of a window are walked in order
    (shuffled when randomised), their trees loaded a batch at a
    time (:mod:`candidate_loading`, one statement per batch, with the
