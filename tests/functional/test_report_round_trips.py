@@ -169,3 +169,20 @@ def test_mariadb_reads_the_inventories_with_their_settings(
     assert [statement[:len(prefix)] for statement in with_settings] == [
         prefix]
     assert 'inventories' in with_settings[0]
+
+
+@pytest.mark.parametrize('path, straight', [
+    ('/reports/usage', True),
+    ('/reports/usage?sort=VCPU', True),
+    ('/reports/usage/p1', False),
+])
+def test_every_projects_usage_reads_the_allocations_first(
+        db_url, application, path, straight):
+    """On MySQL every project's sums join each allocation to its consumer
+    in that order (STRAIGHT_JOIN); one project's read its consumers
+    first, as the database chooses; other databases get no hint."""
+    summing, = [statement for statement in _statements_run(application,
+                                                            path)
+                if 'sum(allocations.used)' in statement]
+    mysql = sa.engine.make_url(db_url).get_backend_name() == 'mysql'
+    assert ('STRAIGHT_JOIN' in summing) == (straight and mysql)
