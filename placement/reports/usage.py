@@ -36,11 +36,12 @@ def _allocations():
 
 
 _SHARED = inventory.shared(_ALLOC.c.resource_provider_id).label('shared')
-#: Every project's sums read every allocation: MySQL then reads them in
-#: the table's order, each one's consumer looked up by uuid, as joined
-#: (STRAIGHT_JOIN). MariaDB chose to read every consumer's allocations
-#: through their ``consumer_id`` index and then the table: at 200,000
-#: consumers and 660,100 allocations about twice its CPU.
+#: Every project's sums read every allocation: MySQL and MariaDB then
+#: read them in the table's order, each one's consumer looked up by uuid,
+#: in the order joined (STRAIGHT_JOIN). MariaDB chose to read every
+#: consumer's allocations through their ``consumer_id`` index and then
+#: the table: at 200,000 consumers and 660,100 allocations about twice
+#: its CPU.
 _ALLOCATIONS_FIRST = 'STRAIGHT_JOIN'
 
 
