@@ -181,6 +181,16 @@ def _setup_mysql(engine, db_conf):
 
     _on_connect(engine, statements)
 
+    @event.listens_for(engine, 'before_cursor_execute', retval=True)
+    def _set_statement(conn, _cursor, statement, parameters, context,
+                       _many):
+        settings = context.execution_options.get(_MARIADB_SETTINGS)
+        if settings and conn.dialect.is_mariadb:
+            statement = 'SET STATEMENT {} FOR {}'.format(
+                ', '.join(f'{name}={value}'
+                          for name, value in settings.items()), statement)
+        return statement, parameters
+
     @event.listens_for(engine, 'begin')
     def _on_begin(conn):
         # The level of this transaction only: SQLAlchemy's
@@ -194,6 +204,16 @@ def _setup_mysql(engine, db_conf):
 
 #: The execution option of a MySQL transaction at READ COMMITTED.
 _MYSQL_READ_COMMITTED = 'placement_read_committed'
+#: The execution option of :func:`on_mariadb`.
+_MARIADB_SETTINGS = 'placement_mariadb_settings'
+
+
+def on_mariadb(statement, settings):
+    """``statement``, run on MariaDB with ``settings`` (``{server
+    variable: SQL literal}``) for that statement alone (``SET STATEMENT
+    ... FOR``: no round trip more, nothing left on the session); as it
+    is on the other databases (MySQL has no such statement)."""
+    return statement.execution_options(**{_MARIADB_SETTINGS: settings})
 
 
 def _setup_postgresql(engine, db_conf):

@@ -87,7 +87,7 @@ class _Sums:
         (:meth:`zones.Zones.sums`)."""
         keys = (numbers.c.resource_class_id, numbers.c.shared)
         totals, per_zone = zones.sums(conn, numbers, keys, _sums(numbers),
-                                      _total)
+                                      _total, inventory.MARIADB_SUMS)
         for group, total in totals.items():
             key = self.key(*group)
             if key is not None:
@@ -108,8 +108,9 @@ class _Sums:
                 numbers.c.root_id)
         groups = {}
         one_of = _one_of_each()
-        for row in db_api.streamed(
-                conn, sa.select(*_sums(numbers), *keys).group_by(*keys)):
+        for row in db_api.streamed(conn, db_api.on_mariadb(
+                sa.select(*_sums(numbers), *keys).group_by(*keys),
+                inventory.MARIADB_SUMS_PER_TREE)):
             per_root = groups.get(row[4:6])
             if per_root is None:
                 per_root = groups[row[4:6]] = {}

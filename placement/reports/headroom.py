@@ -74,7 +74,8 @@ def report(conn, zones, shape, scope):
         .subquery('providers'))
     sums = (sa.func.sum(providers.c.count),
             sa.func.sum(sa.case((providers.c.count > 0, 1), else_=0)))
-    totals, per_zone = zones.sums(conn, providers, [], sums, _summed)
+    totals, per_zone = zones.sums(conn, providers, [], sums, _summed,
+                                  inventory.MARIADB_SUMS)
     count, with_room = totals.get((), (0, 0))
     return {'headroom': {
         'resources': dict(shape.resources),

@@ -7,6 +7,8 @@ import pytest
 import sqlalchemy as sa
 
 from placement import throwaway
+from placement.db import api as db_api
+from placement.reports import inventory
 from tools import report_data
 
 pytestmark = pytest.mark.db
@@ -97,3 +99,90 @@ def test_zones_past_the_first_column_of_bits(many_zones):
     assert {zone['name']: zone['count']
             for zone in headroom['per_availability_zone']} == {
         'z63': 3, 'z00': 2, 'z62': 4, 'unknown': 8}
+
+
+def _is_mariadb(db_url):
+    engine = sa.create_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            return conn.dialect.name == 'mysql' and conn.dialect.is_mariadb
+    finally:
+        engine.dispose()
+
+
+def test_mariadb_settings_are_the_statements_alone(db_url):
+    """``db_api.on_mariadb``: the statement runs with the settings, the
+    next one without them; elsewhere it runs as it is."""
+    _application, db = throwaway.build_stack(db_url)
+    mariadb = _is_mariadb(db_url)
+    heap = (sa.text('SELECT @@max_heap_table_size') if mariadb
+            else sa.select(sa.literal(7)))
+
+    def read(conn):
+        return (conn.execute(db_api.on_mariadb(
+                    heap, {'max_heap_table_size': 2 ** 25})).scalar(),
+                conn.execute(heap).scalar())
+    try:
+        with_settings, without = db.read(read)
+    finally:
+        db.dispose()
+    if mariadb:
+        assert int(with_settings) == 2 ** 25 != int(without)
+    else:
+        assert (with_settings, without) == (7, 7)
+
+
+def _statements_run(application, path):
+    """The statements as the database got them (after every listener
+    that rewrites them)."""
+    statements = []
+
+    def record(_conn, _cursor, statement, *_args):
+        statements.append(statement)
+
+    sa.event.listen(sa.engine.Engine, 'after_cursor_execute', record)
+    try:
+        report_data.call(application, 'GET', path, None)
+    finally:
+        sa.event.remove(sa.engine.Engine, 'after_cursor_execute', record)
+    return statements
+
+
+@pytest.mark.parametrize('path, settings', [
+    ('/reports/capacity', inventory.MARIADB_SUMS),
+    ('/reports/capacity?detail', inventory.MARIADB_SUMS_PER_TREE),
+    ('/reports/headroom?resources=VCPU:1', inventory.MARIADB_SUMS),
+])
+def test_mariadb_reads_the_inventories_with_their_settings(
+        db_url, application, path, settings):
+    """On MariaDB the statement summing the inventories carries its
+    settings (``SET STATEMENT ... FOR``), no other does; elsewhere none
+    does."""
+    statements = _statements_run(application, path)
+    with_settings = [statement for statement in statements
+                     if statement.startswith('SET STATEMENT')]
+    if not _is_mariadb(db_url):
+        assert with_settings == []
+        return
+    prefix = 'SET STATEMENT {} FOR SELECT '.format(', '.join(
+        f'{name}={value}' for name, value in settings.items()))
+    assert [statement[:len(prefix)] for statement in with_settings] == [
+        prefix]
+    assert 'inventories' in with_settings[0]
+
+
+@pytest.mark.parametrize('path, straight', [
+    ('/reports/usage', True),
+    ('/reports/usage?sort=VCPU', True),
+    ('/reports/usage/p1', False),
+])
+def test_every_projects_usage_reads_the_allocations_first(
+        db_url, application, path, straight):
+    """On MySQL every project's sums join each allocation to its consumer
+    in that order (STRAIGHT_JOIN); one project's read its consumers
+    first, as the database chooses; other databases get no hint."""
+    summing, = [statement for statement in _statements_run(application,
+                                                            path)
+                if 'sum(allocations.used)' in statement]
+    mysql = sa.engine.make_url(db_url).get_backend_name() == 'mysql'
+    assert ('STRAIGHT_JOIN' in summing) == (straight and mysql)
