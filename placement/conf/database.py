@@ -116,6 +116,21 @@ placement_db_opts = [
              '``max_statement_time``; not applied on MySQL and SQLite); '
              'the request is answered 503 Service Unavailable. 0: no '
              'limit.'),
+    cfg.BoolOpt(
+        'postgresql_prepared_statements',
+        default=True,
+        help='On PostgreSQL, prepare the statements the service runs '
+             'again and again with the same values (those it keeps '
+             'built: the candidate search\'s look-up and narrowing) once '
+             'per connection (``PREPARE``), and run them with '
+             '``EXECUTE``: PostgreSQL then parses and plans each once '
+             'per connection, not at every request. A connection keeps '
+             'the last 32 (each holds its plan, 0.1-0.5 MB of the '
+             'server process\'s memory). Turn it off behind a pooler '
+             'that hands a client\'s transactions to different server '
+             'connections (PgBouncer\'s transaction or statement '
+             'pooling), where a statement prepared on one server '
+             'connection is not there on the next.'),
     cfg.IntOpt(
         'transaction_retry_count',
         default=5,

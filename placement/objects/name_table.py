@@ -61,18 +61,13 @@ def ids_named(table, names):
     return select_ids(table, names).with_only_columns(table.c.id)
 
 
-def look_up(conn, queries):
-    """``{kind: [(key, id), ...]}`` for ``{kind: query}``, each query
-    one of ``(key, id)`` rows (as :func:`select_ids`), read in one
-    statement: a statement costs about half a millisecond of CPU
-    whatever it reads, and a request often looks up names of several
-    tables (classes, traits, aggregates) before its query."""
-    return looked_up(conn, united(queries), queries)
-
-
 def united(queries):
-    """The one statement of :func:`look_up` (None without queries),
-    which a caller may keep built and read with :func:`looked_up`."""
+    """One statement of the queries ``{kind: query}``, each of ``(key,
+    id)`` rows (as :func:`select_ids`), or None without queries: a
+    statement costs about half a millisecond of CPU whatever it reads,
+    and a request often looks up names of several tables (classes,
+    traits, aggregates) before its query. Kept built by the callers,
+    read with :func:`looked_up`."""
     parts = [query.add_columns(sa.literal(kind))
              for kind, query in queries.items()]
     if not parts:
@@ -81,8 +76,8 @@ def united(queries):
 
 
 def looked_up(conn, statement, kinds):
-    """:func:`look_up`'s answer from ``statement`` (:func:`united`)
-    of the queries of ``kinds``."""
+    """``{kind: [(key, id), ...]}`` from ``statement``
+    (:func:`united`) of the queries of ``kinds``."""
     found = {kind: [] for kind in kinds}
     if statement is not None:
         for key, row_id, kind in kept.execute(conn, statement):

@@ -61,22 +61,21 @@ def _trait_ids(filters, ids):
 
 def _named_ids(conn, filters):
     """What the resources, traits and aggregates of ``filters`` ask for,
-    by id, read in one statement (:func:`name_table.look_up`):
+    by id, read in one statement (:func:`_look_up`, kept built):
     ``(amounts, required traits, forbidden traits, aggregate groups,
     forbidden aggregates)``, the arguments of :func:`_listing`. Unknown
     resource classes, then traits, are BadRequest; aggregate groups are
     None when one holds no aggregate that exists."""
     names = _trait_names(filters)
     uuids = set(filters.forbidden_aggregates).union(*filters.member_of)
-    queries = {}
-    if filters.resources:
-        queries['class'] = name_table.select_ids(resource_class.RC,
-                                                 filters.resources)
-    if names:
-        queries['trait'] = name_table.select_ids(trait.TRAIT, names)
-    if uuids:
-        queries['aggregate'] = aggregate.select_ids(sorted(uuids))
-    found = name_table.look_up(conn, queries)
+    named = (tuple(sorted(filters.resources)), tuple(sorted(names)),
+             tuple(sorted(uuids)))
+    kinds = [kind for kind, given in zip(_KINDS, named, strict=True)
+             if given]
+    statement = (_KEPT_LOOK_UPS.get(named, lambda: _look_up(*named),
+                                    sum(map(len, named)))
+                 if kinds else None)
+    found = name_table.looked_up(conn, statement, kinds)
     classes = dict(found.get('class', ()))
     resource_class.require_known(filters.resources, classes)
     amounts = tuple(sorted((classes[name], amount)
@@ -88,6 +87,29 @@ def _named_ids(conn, filters):
             conditions.known_groups(filters.member_of, known),
             tuple(conditions.known_ids(filters.forbidden_aggregates, known)))
 
+
+#: What :func:`_look_up` looks up, in the order of its arguments.
+_KINDS = ('class', 'trait', 'aggregate')
+
+
+def _look_up(classes, traits, uuids):
+    """The statement of :func:`_named_ids`: the ``(name, id, kind)``
+    rows of resource ``classes``, ``traits`` and aggregate ``uuids``
+    (:func:`name_table.united`)."""
+    queries = {}
+    if classes:
+        queries['class'] = name_table.select_ids(resource_class.RC, classes)
+    if traits:
+        queries['trait'] = name_table.select_ids(trait.TRAIT, traits)
+    if uuids:
+        queries['aggregate'] = aggregate.select_ids(uuids)
+    return name_table.united(queries)
+
+
+#: Look-up statements kept built (:func:`_look_up`), the last 128:
+#: SQLAlchemy's construction and compilation of the union of IN lists
+#: cost more than its execution, and on PostgreSQL it is then prepared.
+_KEPT_LOOK_UPS = kept.Kept(128)
 
 #: Listing statements kept built (:func:`_listing`), the last 128.
 _KEPT = kept.Kept(128)

@@ -145,3 +145,28 @@ def test_a_connection_opened_in_a_transaction_still_reads(api):
         api.db.engine.dispose()
     assert response.status_int == 200, response.text
     assert sorted(response.json['inventories']) == ['DISK_GB', 'VCPU']
+
+
+def test_a_listing_looks_its_names_up_by_a_statement_kept_built(api):
+    """The look-up of a listing's trait and aggregates runs again from
+    the SQL of its first run (prepared on PostgreSQL), not built and
+    compiled at each request; the listing's statement is kept built
+    too, compiled from SQLAlchemy's cache."""
+    rp_uuid = _provider(api, True)
+    path = f'/resource_providers?member_of={AGG}&required=HW_CPU_X86_AVX2'
+    runs = []
+
+    def noted(_conn, _cursor, statement, _parameters, context, _many):
+        runs.append((statement.split()[0], context.compiled is not None))
+
+    event.listen(api.db.engine, 'before_cursor_execute', noted)
+    try:
+        for _ in range(3):
+            response = api.request('GET', path)
+            assert [provider['uuid'] for provider
+                    in response.json['resource_providers']] == [rp_uuid]
+    finally:
+        event.remove(api.db.engine, 'before_cursor_execute', noted)
+    assert runs[-2:] == [
+        ('EXECUTE' if api.db.backend == 'postgresql' else 'SELECT', False),
+        ('SELECT', True)]
