@@ -699,19 +699,26 @@ def test_resources_alone_answer_as_narrowed_by_queries(
     many_roots.allocate('SS', 'DISK_GB', 90)
 
     def answers():
-        found = []
-        for limit in (None, 1, 4, 100):
-            with many_roots.db.reader() as conn:
-                answer = allocation_candidate.get_candidates(
-                    conn, Request(limit=limit, **params),
-                    conf(strategy=strategy))
-            found.append((answer.candidates, answer.summaries))
-        return found
+        return _answers_by_limit(many_roots, [params], strategy)
     by_capacity = answers()
     monkeypatch.setattr(candidate_narrowing, 'by_capacity_alone',
                         lambda request: False)
     assert by_capacity == answers()
     assert by_capacity[0][0]
+
+
+def _answers_by_limit(world, requests, strategy):
+    """The candidates and summaries of each of ``requests`` (their
+    parameters) without a limit and with limits 1, 4 and 100."""
+    found = []
+    for params in requests:
+        for limit in (None, 1, 4, 100):
+            with world.db.reader() as conn:
+                answer = allocation_candidate.get_candidates(
+                    conn, Request(limit=limit, **params),
+                    conf(strategy=strategy))
+            found.append((answer.candidates, answer.summaries))
+    return found
 
 
 def _counted_narrowing_queries(monkeypatch):
@@ -931,15 +938,7 @@ def test_capacity_tested_on_the_trees_loaded_answers_as_probed(
     requests = _narrowed_requests(many_roots)
 
     def answers():
-        found = []
-        for params in requests:
-            for limit in (None, 1, 4, 100):
-                with many_roots.db.reader() as conn:
-                    answer = allocation_candidate.get_candidates(
-                        conn, Request(limit=limit, **params),
-                        conf(strategy=strategy))
-                found.append((answer.candidates, answer.summaries))
-        return found
+        return _answers_by_limit(many_roots, requests, strategy)
     probed = _probes_per_query(monkeypatch)
     tested = answers()
     # A later window may be probed (after a window of few trees that

@@ -21,18 +21,8 @@ def application(db_url):
 
 
 def _statements_reading_inventories(application, path):
-    statements = []
-
-    def record(_conn, _cursor, statement, *_args):
-        if 'inventories' in statement:
-            statements.append(statement)
-
-    sa.event.listen(sa.engine.Engine, 'before_cursor_execute', record)
-    try:
-        report_data.call(application, 'GET', path, None)
-    finally:
-        sa.event.remove(sa.engine.Engine, 'before_cursor_execute', record)
-    return statements
+    return [statement for statement in _statements_run(application, path)
+            if 'inventories' in statement]
 
 
 @pytest.mark.parametrize('path', [
