@@ -186,7 +186,7 @@ class Narrowing:
                 anchored = None
         self.anchors = _anchors(self.conn, {
             provider_id: root for provider_id, root in self.sharing.items()
-            if any(provider_id in slot.roots for slot in self.slots)},
+            if self._in_a_slot(provider_id)},
             self.shared_by, window, anchored)
         root_traits = None
         if ((self.request.root_required or self.request.root_forbidden)
@@ -204,18 +204,20 @@ class Narrowing:
             self.anchors = {
                 provider_id: anchors
                 for provider_id, anchors in self.anchors.items()
-                if any(provider_id in slot.roots for slot in self.slots)}
+                if self._in_a_slot(provider_id)}
             roots = self._roots(window, root_traits)
-            if len(roots) < len(narrowed) / 2:
-                # Most trees loaded cannot serve (a busy cloud): the
-                # later windows' statements probe the capacity.
+            if _few_serve(roots, narrowed):
+                # The later windows' statements probe the capacity.
                 self.capacity_after_load = False
-        if loaded is not None and len(roots) < len(loaded) / 2:
-            # Most trees of the window cannot serve (a busy cloud): they
-            # were loaded for nothing, where the query loads only those
-            # that can. The later windows are narrowed by it.
+        if loaded is not None and _few_serve(roots, loaded):
+            # The later windows are narrowed by the query, which loads
+            # only the trees that can serve.
             self.by_capacity = False
         return roots
+
+    def _in_a_slot(self, provider_id):
+        """Whether ``provider_id`` is among the providers of a slot."""
+        return any(provider_id in slot.roots for slot in self.slots)
 
     def _roots(self, window, root_traits):
         """The roots of ``window`` that every slot reaches, whose
@@ -991,6 +993,14 @@ def _trees_by_aggregate(trees, window):
             for aggregate_id in aggregates.split(','):
                 anchored[int(aggregate_id)].add(root)
     return anchored
+
+
+def _few_serve(serving, loaded):
+    """Whether fewer than half the roots whose trees were ``loaded``
+    are ``serving`` (a busy cloud): testing the capacity on loaded trees
+    then loads more than it keeps, where the window's statement loads
+    only the trees that can serve."""
+    return len(serving) < len(loaded) / 2
 
 
 def _tree_aggregates(aggregates):
