@@ -48,6 +48,7 @@ from placement.objects import consumer as consumer_obj
 from placement.objects import name_table
 from placement.objects import resource_class
 from placement.objects import resource_provider
+from placement.objects import tagged_union
 
 ALLOC = models.Allocation.__table__
 INV = models.Inventory.__table__
@@ -162,7 +163,7 @@ def _tagged(tag, **columns):
     providers', gives every integer column. The tag is written in the
     statement, not sent as a parameter with every execution.
     """
-    return sa.select(sa.literal_column(str(tag), sa.Integer).label('tag'), *(
+    return sa.select(tagged_union.constant(tag).label('tag'), *(
         columns.get(name, sa.null()).label(name) for name in _COLUMNS))
 
 

@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from placement.db import models
 from placement.objects import candidate_tree
 from placement.objects import capacity
+from placement.objects import tagged_union
 
 RP = models.ResourceProvider.__table__
 _INV = models.Inventory.__table__
@@ -37,24 +38,15 @@ def as_text(column):
     return sa.cast(column, sa.String)
 
 
-def constant(text):
-    """SQL: ``text`` (a separator, a flag's text or a tag: no quote in
-    it) written in the statement rather than sent as a parameter: they
-    were ~60 of the ~100 parameters of a narrowing statement, made by
-    SQLAlchemy (the separators of ``aggregate_strings`` rendered into
-    the SQL at each execution) and escaped by the driver each time."""
-    return sa.literal_column(f"'{text}'", sa.String)
-
-
 def aggregated(text, separator):
     """SQL: the aggregate of the values of ``text`` joined by
     ``separator``."""
-    return sa.func.aggregate_strings(text, constant(separator))
+    return sa.func.aggregate_strings(text, tagged_union.constant(separator))
 
 
 def _joined(texts, separator):
     """SQL: the text expressions ``texts`` joined by ``separator``."""
-    separator = constant(separator)
+    separator = tagged_union.constant(separator)
     joined = texts[0]
     for text in texts[1:]:
         joined = joined + separator + text
@@ -75,6 +67,7 @@ def folded_rows(query, key):
 def folded_row(columns):
     """SQL: the text of one row of ``columns`` as :func:`folded_rows`
     joins them (:func:`unfolded_rows` reads it back)."""
+    constant = tagged_union.constant
     return _joined([sa.case((column, constant('1')), else_=constant('0'))
                     if isinstance(column.type, sa.Boolean)
                     else sa.func.coalesce(as_text(column), constant(''))
@@ -196,19 +189,9 @@ USAGE = folded_rows(
     'resource_provider_id')
 
 
-def tagged(queries):
-    """One statement of ``{tag: query}``, queries of one column of
-    folded strings (:func:`folded_rows`), each row with its tag: a
-    statement costs a round trip and about half a millisecond of the
-    service's CPU whatever it reads. :func:`strings_by_tag` reads it."""
-    parts = [query.add_columns(constant(tag))
-             for tag, query in queries.items()]
-    return sa.union_all(*parts) if len(parts) > 1 else parts[0]
-
-
 def strings_by_tag(rows, tags):
-    """``{tag: [folded string]}`` of the rows of a :func:`tagged`
-    statement of ``tags``."""
+    """``{tag: [folded string]}`` of the rows of a
+    :func:`tagged_union.union` of folded strings of ``tags``."""
     found = {tag: [] for tag in tags}
     for string, tag in rows:
         found[tag].append(string)
@@ -256,7 +239,8 @@ def folded_named_traits():
             .where(_TRAIT.c.id == _RP_TRAIT.c.trait_id)
             .correlate(_RP_TRAIT).scalar_subquery())
     return (sa.select(aggregated(
-        as_text(_RP_TRAIT.c.trait_id) + constant(':') + name, ','))
+        as_text(_RP_TRAIT.c.trait_id) + tagged_union.constant(':') + name,
+        ','))
         .where(_RP_TRAIT.c.resource_provider_id == RP.c.id)
         .correlate(RP).scalar_subquery())
 

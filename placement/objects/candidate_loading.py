@@ -17,6 +17,7 @@ from placement.objects import candidate_folding
 from placement.objects import candidate_narrowing
 from placement.objects import candidate_tree
 from placement.objects import candidate_windows
+from placement.objects import tagged_union
 
 RP = models.ResourceProvider.__table__
 
@@ -204,7 +205,7 @@ def load_providers(conn, roots, names):
     into strings by the database, and the providers folded into strings
     of many (:func:`candidate_folding.folded_rows`): the driver's cost
     is per row and per column. Their usage comes in the same statement
-    (:func:`candidate_folding.tagged`: :data:`candidate_folding.USAGE`).
+    (:func:`tagged_union.union`: :data:`candidate_folding.USAGE`).
     The uuids of parents and roots come from the rows themselves (the
     trees are loaded whole). ``names`` is a
     :class:`candidate_names.Names`.
@@ -237,7 +238,7 @@ _PROVIDERS, _USAGE = 'providers', 'usage'
 #: The rows of :func:`load_providers`, folded, and their usage; built
 #: once (its roots are parameters), so that a request neither builds
 #: nor coerces it.
-_LOAD_TREES = candidate_folding.tagged({
+_LOAD_TREES = tagged_union.union({
     _PROVIDERS: candidate_folding.folded_rows(
         sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id, _ROOT_ID,
                   candidate_folding.folded_inventories(),

@@ -28,6 +28,7 @@ from placement.objects import conditions
 from placement.objects import kept
 from placement.objects import name_table
 from placement.objects import resource_class
+from placement.objects import tagged_union
 from placement.objects import trait
 
 RP = models.ResourceProvider.__table__
@@ -263,7 +264,7 @@ class Narrowing:
         the sharing ones; and ``{aggregate id: {root id}}`` of the
         window's trees in each anchored aggregate (None: no aggregate to
         anchor). The queries and the anchors' are one statement
-        (:func:`candidate_folding.tagged`, kept built: :data:`_KEPT`): a
+        (:func:`tagged_union.union`, kept built: :data:`_KEPT`): a
         statement costs a round trip and about half a millisecond of the
         service's CPU whatever it reads.
 
@@ -310,7 +311,7 @@ class Narrowing:
         if self.anchored_aggregates and not self.trees_anchored:
             queries[_ANCHORS] = _anchors_query(self.anchored_aggregates,
                                                window)
-        return candidate_folding.tagged(queries)
+        return tagged_union.union(queries)
 
     def _slots_by_capacity(self, providers):
         """The :class:`SlotProviders` of each slot of a request that asks
@@ -877,11 +878,11 @@ def _look_up_statement(traits, uuids, tests):
     if uuids:
         queries[_AGGREGATE] = aggregate.select_ids(uuids)
     if not tests:
-        return name_table.united(queries), None, False
+        return tagged_union.union(queries), None, False
     tested, sample = tests
     queries[_MAY_MATCH] = sa.select(
         candidate_folding.folded_row([*tested, *sample]), sa.null())
-    return name_table.united(queries), len(tested), bool(sample)
+    return tagged_union.union(queries), len(tested), bool(sample)
 
 
 def _sharing_providers(rows):

@@ -144,7 +144,7 @@ def _stored_class_ids(conn, provider_id):
 
 #: The ids of resource classes by name, and the stored inventories of
 #: providers, in one round trip (see
-#: :func:`name_table.united`): ``(name, class id, NULL...)`` rows of
+#: :func:`tagged_union.union`): ``(name, class id, NULL...)`` rows of
 #: the classes found, ``(NULL, class id, provider id, fields...)`` of the
 #: inventories.
 _CLASSES_AND_STORED = sa.union_all(

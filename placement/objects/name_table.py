@@ -61,23 +61,10 @@ def ids_named(table, names):
     return select_ids(table, names).with_only_columns(table.c.id)
 
 
-def united(queries):
-    """One statement of the queries ``{kind: query}``, each of ``(key,
-    id)`` rows (as :func:`select_ids`), or None without queries: a
-    statement costs about half a millisecond of CPU whatever it reads,
-    and a request often looks up names of several tables (classes,
-    traits, aggregates) before its query. Kept built by the callers,
-    read with :func:`looked_up`."""
-    parts = [query.add_columns(sa.literal(kind))
-             for kind, query in queries.items()]
-    if not parts:
-        return None
-    return sa.union_all(*parts) if len(parts) > 1 else parts[0]
-
-
 def looked_up(conn, statement, kinds):
-    """``{kind: [(key, id), ...]}`` from ``statement``
-    (:func:`united`) of the queries of ``kinds``."""
+    """``{kind: [(key, id), ...]}`` from ``statement``, a
+    :func:`tagged_union.union` of queries of ``(key, id)`` rows (as
+    :func:`select_ids`) tagged ``kinds``, kept built by the callers."""
     found = {kind: [] for kind in kinds}
     if statement is not None:
         for key, row_id, kind in kept.execute(conn, statement):

@@ -16,6 +16,7 @@ from placement.objects import kept
 from placement.objects import name_table
 from placement.objects import resource_class
 from placement.objects import resource_provider
+from placement.objects import tagged_union
 from placement.objects import trait
 
 RP = resource_provider.RP
@@ -95,7 +96,7 @@ _KINDS = ('class', 'trait', 'aggregate')
 def _look_up(classes, traits, uuids):
     """The statement of :func:`_named_ids`: the ``(name, id, kind)``
     rows of resource ``classes``, ``traits`` and aggregate ``uuids``
-    (:func:`name_table.united`)."""
+    (:func:`tagged_union.union`)."""
     queries = {}
     if classes:
         queries['class'] = name_table.select_ids(resource_class.RC, classes)
@@ -103,7 +104,7 @@ def _look_up(classes, traits, uuids):
         queries['trait'] = name_table.select_ids(trait.TRAIT, traits)
     if uuids:
         queries['aggregate'] = aggregate.select_ids(uuids)
-    return name_table.united(queries)
+    return tagged_union.union(queries)
 
 
 #: Look-up statements kept built (:func:`_look_up`), the last 128:
