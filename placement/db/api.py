@@ -348,9 +348,11 @@ def repeated(conn, name, sql, parameters):
     On PostgreSQL and MariaDB/MySQL (``[placement_database]
     prepared_statements``) it is prepared once per connection and then
     executed: the server no longer parses it (and PostgreSQL no longer
-    plans it) at every request, half of PostgreSQL's CPU for the
-    candidates' look-up and narrowing statements, 14 % of MariaDB's
-    (which optimises a prepared statement again at each ``EXECUTE``).
+    plans it) at every request: half of PostgreSQL's CPU for the
+    candidates' look-up and narrowing statements; on MariaDB, which
+    optimises a prepared statement again at each ``EXECUTE``, the
+    parse, 0.5 of the 3.9 ms of its CPU for a candidates request's
+    three statements (``tools/results/2026-11-30-mariaprep.rst``).
     The values are written into the prepared text (:data:`_PREPARE`),
     so that there are no parameters and its plan is what the statement
     gets when sent as text; PostgreSQL plans it again by itself when a
