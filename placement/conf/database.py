@@ -117,21 +117,25 @@ placement_db_opts = [
              'the request is answered 503 Service Unavailable. 0: no '
              'limit.'),
     cfg.BoolOpt(
-        'postgresql_prepared_statements',
+        'prepared_statements',
         default=True,
-        help='On PostgreSQL, prepare the statements the service runs '
-             'again and again with the same values (those it keeps '
-             'built: the candidate search\'s look-up and narrowing, a '
-             'provider listing\'s look-up of names) once per connection '
-             '(``PREPARE``), and run them with ``EXECUTE``: PostgreSQL '
-             'then parses and plans each once per connection, not at '
-             'every request. A connection keeps the last 32 (each holds '
-             'its plan, up to about 0.5 MB of the server process\'s '
-             'memory). Turn it off behind a pooler '
-             'that hands a client\'s transactions to different server '
+        help='On PostgreSQL and MariaDB/MySQL, prepare the statements '
+             'the service runs again and again with the same values '
+             '(those it keeps built: the candidate search\'s look-up, '
+             'narrowing and small tree loads, a provider listing\'s '
+             'look-up of names) once per connection (``PREPARE``), and '
+             'run them with ``EXECUTE``: the database then parses '
+             'them (PostgreSQL: and plans them) once per connection, '
+             'not at every request. A connection keeps the last 32 '
+             '(each holds up to about 0.5 MB of the server\'s memory). '
+             'On MariaDB/MySQL, once the server holds '
+             '``max_prepared_stmt_count`` statements a connection runs '
+             'the rest as text. Turn it off behind a pooler or proxy '
+             'that hands one client\'s statements to several server '
              'connections (PgBouncer\'s transaction or statement '
-             'pooling), where a statement prepared on one server '
-             'connection is not there on the next.'),
+             'pooling, ProxySQL\'s multiplexing), where a statement '
+             'prepared on one server connection is not there on the '
+             'next.'),
     cfg.IntOpt(
         'transaction_retry_count',
         default=5,

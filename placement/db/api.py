@@ -101,8 +101,8 @@ def _engine_options(url, db_conf):
             options['poolclass'] = sa.pool.StaticPool
         return options
     options['pool_recycle'] = db_conf.connection_recycle_time
-    if (url.get_backend_name() == 'postgresql'
-            and db_conf.postgresql_prepared_statements):
+    if (url.get_backend_name() in _PREPARE
+            and db_conf.prepared_statements):
         options['execution_options'] = {_PREPARES: True}
     if db_conf.max_pool_size is not None:
         options['pool_size'] = db_conf.max_pool_size
@@ -345,43 +345,93 @@ def repeated(conn, name, sql, parameters):
     run again and again with the same text and values (a statement kept
     built, :func:`placement.objects.kept.execute`), named ``name``.
 
-    On PostgreSQL (``[placement_database]
-    postgresql_prepared_statements``) it is prepared once per connection
-    and then executed: psycopg2 sends every statement as text, which the
-    backend parses and plans anew each time, half of its CPU for the
-    candidates' look-up and narrowing statements. The values are
-    written into the prepared text, so that its one plan is that of
-    those values (there are no parameters, no generic plan: the plan is
-    what the statement gets when sent as text); PostgreSQL plans it
-    again by itself when a table's statistics or definition change.
-    PREPARE is not undone by a rollback; a connection opened anew (the
-    old one lost) has nothing prepared (SQLAlchemy clears ``info``). A
-    connection keeps the last :data:`MOST_PREPARED`.
+    On PostgreSQL and MariaDB/MySQL (``[placement_database]
+    prepared_statements``) it is prepared once per connection and then
+    executed: the server no longer parses it (and PostgreSQL no longer
+    plans it) at every request: half of PostgreSQL's CPU for the
+    candidates' look-up and narrowing statements; on MariaDB, which
+    optimises a prepared statement again at each ``EXECUTE``, the
+    parse, 0.5 of the 3.9 ms of its CPU for a candidates request's
+    three statements (``tools/results/2026-11-30-mariaprep.rst``).
+    The values are written into the prepared text (:data:`_PREPARE`),
+    so that there are no parameters and its plan is what the statement
+    gets when sent as text; PostgreSQL plans it again by itself when a
+    table's statistics or definition change. PREPARE is not undone by a
+    rollback; a connection opened anew (the old one lost) has nothing
+    prepared (SQLAlchemy clears ``info``). A connection keeps the last
+    :data:`MOST_PREPARED`. A MariaDB/MySQL server that holds
+    ``max_prepared_stmt_count`` statements (of all its sessions)
+    refuses more: the statement then runs as text, and so does every
+    statement the connection has not prepared, until it is replaced.
     """
     if not conn.get_execution_options().get(_PREPARES):
         return conn.exec_driver_sql(sql, parameters)
     prepared = conn.info.setdefault(_PREPARES, collections.OrderedDict())
     if name in prepared:
         prepared.move_to_end(name)
-    else:
-        if len(prepared) >= MOST_PREPARED:
-            oldest = next(iter(prepared))
-            conn.exec_driver_sql(f'DEALLOCATE {oldest}')
-            del prepared[oldest]
-        conn.exec_driver_sql(f'PREPARE {name} AS {sql}', parameters)
-        prepared[name] = None
+    elif (conn.info.get(_REFUSED)
+          or not _prepared(conn, prepared, name, sql, parameters)):
+        return conn.exec_driver_sql(sql, parameters)
     return conn.exec_driver_sql(f'EXECUTE {name}')
 
 
-#: The statements a PostgreSQL connection keeps prepared (the last
-#: used): a plan of the candidates' look-up or narrowing holds
-#: 0.3-0.55 MB of the server process's memory.
+def _prepared(conn, prepared, name, sql, parameters):
+    """Whether ``sql`` is now prepared as ``name`` on ``conn``, noted in
+    ``prepared`` (its names, in the order of their last use) with the
+    least used dropped; False if the server refused it."""
+    if len(prepared) >= MOST_PREPARED:
+        oldest = next(iter(prepared))
+        conn.exec_driver_sql(f'DEALLOCATE PREPARE {oldest}')
+        del prepared[oldest]
+    try:
+        _PREPARE[conn.dialect.name](conn, name, sql, parameters)
+    except sa.exc.DBAPIError as exc:
+        if not failures.prepared_statements_full(exc):
+            raise
+        # A failed statement leaves a MariaDB/MySQL transaction as it
+        # was: the read goes on.
+        LOG.warning('The database server holds as many prepared '
+                    'statements as it allows (max_prepared_stmt_count): '
+                    'this connection runs the statements it has not '
+                    'prepared as text until it is replaced.')
+        conn.info[_REFUSED] = True
+        return False
+    prepared[name] = None
+    return True
+
+
+def _prepare_postgresql(conn, name, sql, parameters):
+    conn.exec_driver_sql(f'PREPARE {name} AS {sql}', parameters)
+
+
+def _prepare_mysql(conn, name, sql, parameters):
+    # The text PyMySQL would send for sql and parameters, its values
+    # escaped and written in: Cursor.mogrify is public PyMySQL API
+    # (documented "the exact string that would be sent to the database
+    # by calling the execute() method"); PyMySQL has no prepare of the
+    # binary protocol, and SQL PREPARE takes the statement's text as a
+    # string literal.
+    with conn.connection.dbapi_connection.cursor() as cursor:
+        text = cursor.mogrify(sql, parameters)
+    conn.exec_driver_sql(f'PREPARE {name} FROM %s', (text,))
+
+
+#: How each database prepares a statement (:func:`repeated`).
+_PREPARE = {'postgresql': _prepare_postgresql, 'mysql': _prepare_mysql}
+
+#: The statements a connection keeps prepared (the last used): a plan of
+#: the candidates' look-up or narrowing holds 0.3-0.55 MB of a
+#: PostgreSQL server process's memory, its parse 0.16-0.36 MB of a
+#: MariaDB session's.
 MOST_PREPARED = 32
 
 #: The execution option of an engine whose repeated statements are
 #: prepared (:func:`repeated`), and the key of a connection's ``info``
 #: of the names it prepared (an ordered dict, oldest use first).
 _PREPARES = 'placement_prepares'
+#: The key of a connection's ``info`` that says its server refused to
+#: prepare more.
+_REFUSED = 'placement_prepares_refused'
 
 
 def single_statement(operation):

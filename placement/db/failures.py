@@ -21,7 +21,9 @@ A :class:`Failure` says what to do:
 At start-up, :func:`refuses_connection` tells the failures of a first
 connection that no retry cures (credentials, an unknown database, a file
 that cannot be opened or written) from those that may pass (refused,
-timed out), and :func:`cause` says either in one line.
+timed out), and :func:`cause` says either in one line;
+:func:`prepared_statements_full` tells a server that prepares no more
+statements (which run as text instead).
 """
 
 import enum
@@ -130,9 +132,15 @@ def _is_a(orig, *names):
     return any(cls.__name__ in names for cls in type(orig).__mro__)
 
 
+def _drivers(orig):
+    """The top-level modules of the classes of a driver's exception
+    ``orig`` (``pymysql``, ``psycopg2``, ``sqlite3``)."""
+    return {cls.__module__.split('.')[0] for cls in type(orig).__mro__}
+
+
 def _driver_failure(orig):
     """The Failure of a driver's own exception ``orig``, or None."""
-    drivers = {cls.__module__.split('.')[0] for cls in type(orig).__mro__}
+    drivers = _drivers(orig)
     if 'pymysql' in drivers:
         code = orig.args[0] if orig.args else None
         if _is_a(orig, 'InterfaceError'):
@@ -180,6 +188,20 @@ def classify(exc):
     return None
 
 
+#: MySQL's error for a PREPARE past the server's
+#: ``max_prepared_stmt_count`` (ER_MAX_PREPARED_STMT_COUNT_REACHED).
+_MYSQL_PREPARED_STATEMENTS_FULL = 1461
+
+
+def prepared_statements_full(exc):
+    """Whether ``exc`` is a MariaDB/MySQL server refusing to prepare a
+    statement because it holds as many as it allows (of all its
+    sessions): the statement can run as text instead."""
+    orig = getattr(exc, 'orig', None)
+    return (orig is not None and 'pymysql' in _drivers(orig)
+            and orig.args[:1] == (_MYSQL_PREPARED_STATEMENTS_FULL,))
+
+
 # Refusals of a first connection that only a change of configuration (or
 # of the database server's) cures. MySQL: access denied to the database,
 # for the password, or for a user without one (unix_socket); unknown
@@ -210,7 +232,7 @@ def refuses_connection(exc):
     orig = getattr(exc, 'orig', None)
     if orig is None:
         return False
-    drivers = {cls.__module__.split('.')[0] for cls in type(orig).__mro__}
+    drivers = _drivers(orig)
     if 'pymysql' in drivers:
         return bool(orig.args) and orig.args[0] in _MYSQL_REFUSALS
     if 'psycopg2' in drivers:
@@ -227,7 +249,7 @@ def cause(exc):
     if isinstance(exc, TypeError):
         return f'the driver does not take these URL parameters: {exc}'
     orig = getattr(exc, 'orig', None) or exc
-    drivers = {cls.__module__.split('.')[0] for cls in type(orig).__mro__}
+    drivers = _drivers(orig)
     if 'pymysql' in drivers and len(orig.args) == 2:
         return f'{orig.args[1]} (MySQL error {orig.args[0]})'
     if 'sqlite3' in drivers and getattr(orig, 'sqlite_errorname', None):

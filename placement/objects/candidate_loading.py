@@ -17,6 +17,7 @@ from placement.objects import candidate_folding
 from placement.objects import candidate_narrowing
 from placement.objects import candidate_tree
 from placement.objects import candidate_windows
+from placement.objects import kept
 from placement.objects import tagged_union
 
 RP = models.ResourceProvider.__table__
@@ -209,9 +210,25 @@ def load_providers(conn, roots, names):
     The uuids of parents and roots come from the rows themselves (the
     trees are loaded whole). ``names`` is a
     :class:`candidate_names.Names`.
+
+    Kept built (:data:`_KEPT`) when it lists at most
+    :data:`kept.MOST_IDS` roots (a range of roots counts as none): the
+    narrowing tests the capacity of the trees it loads in Python, after
+    the load, so the roots loaded are those that pass the request's
+    aggregates and traits (and the windows and batches of a request
+    are the same each time), the same while a scheduler asks the same
+    request; the load then runs again from its SQL, prepared
+    (:func:`placement.db.api.repeated`), like the look-up and the
+    narrowing, not compiled with its IN list expanded each time. Loads
+    of ever different roots (random windows, a cloud that changes)
+    only replace one another in :data:`_KEPT` and among a connection's
+    statements prepared, both bounded.
     """
     strings = candidate_folding.strings_by_tag(
-        conn.execute(_LOAD_TREES, roots.params()), (_PROVIDERS, _USAGE))
+        kept.execute(conn, _KEPT.get(
+            (roots.low, roots.high, *roots.others),
+            lambda: _LOAD_TREES.params(roots.params()),
+            len(roots.others))), (_PROVIDERS, _USAGE))
     used = candidate_folding.usage(strings[_USAGE])
     rows = [(int(provider_id), uuid, int(parent) if parent else None,
              int(root), inventories, traits)
@@ -233,6 +250,10 @@ def load_providers(conn, roots, names):
         for row in rows}
 
 
+#: The tree loads kept built (:func:`load_providers`), the last 256:
+#: apart from the narrowing's, so that loads of many different roots
+#: do not push those out.
+_KEPT = kept.Kept(256)
 #: The tags of :data:`_LOAD_TREES`' rows.
 _PROVIDERS, _USAGE = 'providers', 'usage'
 #: The rows of :func:`load_providers`, folded, and their usage; built

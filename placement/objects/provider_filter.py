@@ -109,7 +109,8 @@ def _look_up(classes, traits, uuids):
 
 #: Look-up statements kept built (:func:`_look_up`), the last 128:
 #: SQLAlchemy's construction and compilation of the union of IN lists
-#: cost more than its execution, and on PostgreSQL it is then prepared.
+#: cost more than its execution, and on PostgreSQL and MariaDB it is
+#: then prepared.
 _KEPT_LOOK_UPS = kept.Kept(128)
 
 #: Listing statements kept built (:func:`_listing`), the last 128.

@@ -99,10 +99,13 @@ class _Server:
 
 
 class MariaDB(_Server):
+    """``options``: more of mariadbd's command-line options."""
+
     name = 'mariadb'
 
-    def __init__(self):
+    def __init__(self, options=()):
         super().__init__()
+        self.options = list(options)
         self.datadir = os.path.join(self.directory, 'data')
         subprocess.run(
             ['mariadb-install-db', '--no-defaults',
@@ -120,7 +123,7 @@ class MariaDB(_Server):
                 f'--socket={self.directory}/mysqld.sock', '--user=root',
                 '--skip-grant-tables', '--skip-name-resolve',
                 '--innodb-buffer-pool-size=32M', '--innodb-log-file-size=16M',
-                '--innodb-flush-log-at-trx-commit=1']
+                '--innodb-flush-log-at-trx-commit=1', *self.options]
 
 
 class PostgreSQL(_Server):

@@ -9,6 +9,7 @@ cloud has), so that an added statement is a deliberate choice.
 import uuid
 
 import pytest
+from sqlalchemy import event
 
 from tests.functional import round_trips
 
@@ -82,6 +83,39 @@ def test_member_of_and_required_with_sharing_is_three_statements(
         'MISC_SHARES_VIA_AGGREGATE']
     assert summaries[hosts['fast']]['resources']['VCPU'] == {
         'capacity': 4, 'used': 1}
+
+
+@pytest.mark.parametrize('limit', ['', '&limit=1000'])
+def test_a_request_asked_again_runs_its_three_statements_from_their_sql(
+        cloud, limit):
+    """The look-up, the narrowing and the trees' load are kept built:
+    asked again, a request runs the SQL of their first run, none
+    compiled; on PostgreSQL and MariaDB prepared once per connection
+    (the second time), then executed."""
+    api, hosts = cloud
+    requests = []
+
+    def noted(_conn, _cursor, statement, _parameters, context, _many):
+        if not statement.startswith('BEGIN'):  # SQLite's
+            requests[-1].append(
+                (statement.split()[0], context.compiled is not None))
+
+    answers = []
+    event.listen(api.db.engine, 'before_cursor_execute', noted)
+    try:
+        for _ in range(3):
+            requests.append([])
+            answers.append(_ok(api.request('GET', QUERY + limit)).json)
+    finally:
+        event.remove(api.db.engine, 'before_cursor_execute', noted)
+    assert len(answers[0]['allocation_requests']) == 1
+    assert answers[1:] == answers[:1] * 2
+    assert requests[0] == [('SELECT', True)] * 3
+    if api.db.backend == 'sqlite':
+        assert requests[1:] == [[('SELECT', False)] * 3] * 2
+    else:
+        assert requests[1:] == [[('PREPARE', False), ('EXECUTE', False)] * 3,
+                                [('EXECUTE', False)] * 3]
 
 
 def test_a_request_that_can_match_nothing_is_one_statement(cloud):

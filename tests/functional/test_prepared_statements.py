@@ -1,7 +1,7 @@
-"""Statements kept built run as prepared statements on PostgreSQL: each
-prepared once per connection (``PREPARE``) and executed (``EXECUTE``),
-so that the backend parses and plans it once; elsewhere (and with
-``postgresql_prepared_statements`` off) they run as text, as before.
+"""Statements kept built run as prepared statements on PostgreSQL and
+MariaDB: each prepared once per connection (``PREPARE``) and executed
+(``EXECUTE``), so that the server parses it once; on SQLite (and with
+``prepared_statements`` off) they run from their SQL as text.
 """
 
 import pytest
@@ -31,28 +31,66 @@ def _run(conn, statement):
 
 
 def _prepares(db):
-    return db.backend == 'postgresql'
+    return db.backend in ('postgresql', 'mysql')
 
 
-def _prepared(conn):
-    """``{name: statement text}`` of the session's prepared statements."""
-    return dict(conn.exec_driver_sql(
-        'SELECT name, statement FROM pg_prepared_statements').all())
+class _Prepares:
+    """Records the texts the engine prepares while it is entered:
+    ``{name: statement text}``."""
+
+    def __init__(self, engine):
+        self.engine = engine
+        self.texts = {}
+
+    def _statement(self, _conn, _cursor, statement, parameters, *_args):
+        words = statement.split()
+        if words[0] == 'PREPARE':
+            # PostgreSQL's PREPARE name AS <SQL>, MariaDB's PREPARE name
+            # FROM <its text as a string literal>.
+            self.texts[words[1]] = (' '.join(words[3:]) if words[2] == 'AS'
+                                    else parameters[0])
+
+    def __enter__(self):
+        sa.event.listen(self.engine, 'before_cursor_execute',
+                        self._statement)
+        return self
+
+    def __exit__(self, *exc_info):
+        sa.event.remove(self.engine, 'before_cursor_execute',
+                        self._statement)
+
+
+def _prepared(conn, texts):
+    """``{name: statement text}`` of the session's prepared statements
+    among ``texts`` (:class:`_Prepares`' record): PostgreSQL lists them;
+    MariaDB only with its performance schema, so each is executed."""
+    if conn.dialect.name == 'postgresql':
+        return dict(conn.exec_driver_sql(
+            'SELECT name, statement FROM pg_prepared_statements').all())
+    prepared = {}
+    for name, text in texts.items():
+        try:
+            conn.exec_driver_sql(f'EXECUTE {name}').all()
+        except sa.exc.DBAPIError:
+            continue
+        prepared[name] = text
+    return prepared
 
 
 def test_a_kept_statement_is_prepared_once_per_connection(db):
     statement = _statement(TRAITS)
-    with round_trips.RoundTrips(db.engine) as trips:
-        with db.engine.connect() as conn:
+    with db.engine.connect() as conn:
+        with round_trips.RoundTrips(db.engine) as trips, \
+                _Prepares(db.engine) as prepares:
             runs = [_run(conn, statement) for _ in range(4)]
+        prepared = _prepared(conn, prepares.texts)
     assert runs == [sorted(TRAITS)] * 4
     # The first run compiles it; the others run it from its SQL.
     assert trips.statements == (
         ['SELECT', 'PREPARE', 'EXECUTE', 'EXECUTE', 'EXECUTE']
         if _prepares(db) else ['SELECT'] * 4)
     if _prepares(db):
-        with db.engine.connect() as conn:
-            (text,) = _prepared(conn).values()
+        (text,) = prepared.values()
         # Its values written in: its one plan is that of those values.
         assert all(f"'{name}'" in text for name in TRAITS)
 
@@ -99,7 +137,8 @@ def test_a_lost_connection_is_read_again_prepared(db):
     for _ in range(2):
         assert db.read(_run, statement) == sorted(TRAITS)
     session, end = (('pg_backend_pid()', 'SELECT pg_terminate_backend({})')
-                    if _prepares(db) else ('CONNECTION_ID()', 'KILL {}'))
+                    if db.backend == 'postgresql'
+                    else ('CONNECTION_ID()', 'KILL {}'))
     with db.engine.connect() as conn:
         own = conn.exec_driver_sql(f'SELECT {session}').scalar()
     killer = sa.create_engine(db.engine.url, poolclass=sa.pool.NullPool)
@@ -118,12 +157,13 @@ def test_a_connection_keeps_the_last_statements_prepared(db, monkeypatch):
     monkeypatch.setattr(db_api, 'MOST_PREPARED', 2)
     statements = [_statement([name]) for name in TRAITS]
     with db.engine.connect() as conn:
-        with round_trips.RoundTrips(db.engine) as trips:
+        with round_trips.RoundTrips(db.engine) as trips, \
+                _Prepares(db.engine) as prepares:
             for statement in statements:
                 assert _run(conn, statement) == _run(conn, statement)
             # The first is prepared again, in place of the least used.
             assert _run(conn, statements[0]) == [TRAITS[0]]
-        kept_prepared = (sorted(_prepared(conn).values())
+        kept_prepared = (sorted(_prepared(conn, prepares.texts).values())
                          if _prepares(db) else [])
     assert trips.statements == (
         ['SELECT', 'PREPARE', 'EXECUTE'] * 2
@@ -137,10 +177,10 @@ def test_a_connection_keeps_the_last_statements_prepared(db, monkeypatch):
 
 
 def test_switched_off_statements_run_as_text(db_url):
-    """``postgresql_prepared_statements = false``, for a pooler that
-    hands a client's transactions to different server connections."""
+    """``prepared_statements = false``, for a pooler or proxy that hands
+    one client's statements to several server connections."""
     db = db_api.Database(database.make_conf(
-        db_url, placement_database__postgresql_prepared_statements=False,
+        db_url, placement_database__prepared_statements=False,
     ).placement_database)
     try:
         statement = _statement(TRAITS)

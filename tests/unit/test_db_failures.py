@@ -266,3 +266,21 @@ def test_cause_of_a_rerun(orig, at_commit, cause):
     if at_commit:
         failures.failed_at_commit(exc)
     assert failures.rerun_cause(exc, failures.classify(exc)) is cause
+
+
+@pytest.mark.parametrize('orig, full', [
+    # PyMySQL raises the codes it does not map as OperationalError.
+    (pymysql.err.OperationalError(
+        1461, "Can't create more than max_prepared_stmt_count statements "
+              "(current value: 1)"), True),
+    (pymysql.err.OperationalError(
+        1213, 'Deadlock found when trying to get lock; try restarting '
+              'transaction'), False),
+    (pymysql.err.ProgrammingError(
+        1064, 'You have an error in your SQL syntax'), False),
+    (_pg_error('42P05'), False),  # duplicate_prepared_statement
+])
+def test_a_server_that_prepares_no_more_statements(orig, full):
+    """Error 1461 is a MariaDB/MySQL server past its
+    max_prepared_stmt_count: the statement runs as text instead."""
+    assert failures.prepared_statements_full(_wrapped(orig)) is full
