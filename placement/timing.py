@@ -12,6 +12,7 @@ in milliseconds.
 
 import contextlib
 import contextvars
+import itertools
 import time
 
 import sqlalchemy as sa
@@ -36,25 +37,19 @@ def serialising():
         _add('serialise', time.perf_counter() - started)
 
 
-def fetched(result):
-    """The rows of a streamed ``result``, the time spent fetching them
-    counted as ``sql``: the driver reads them a batch at a time after
-    the statement's cursor events."""
+def fetched(batches):
+    """The rows of ``batches`` (lists of rows of a streamed result), the
+    time spent fetching each counted as ``sql``: the driver reads them a
+    batch at a time after the statement's cursor events."""
     if _SPENT.get() is None:
-        return result
-    return _fetched_timed(result.partitions(_BATCH))
+        return itertools.chain.from_iterable(batches)
+    return _fetched_timed(iter(batches))
 
 
-#: Rows fetched at a time: SQLAlchemy's largest buffer of a streamed
-#: result (without a size a partition is what the driver's ``arraysize``
-#: gives, one row with PyMySQL: a call per row).
-_BATCH = 1000
-
-
-def _fetched_timed(partitions):
+def _fetched_timed(batches):
     while True:
         started = time.perf_counter()
-        rows = next(partitions, None)
+        rows = next(batches, None)
         _add('sql', time.perf_counter() - started)
         if rows is None:
             return

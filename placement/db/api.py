@@ -2,11 +2,14 @@
 
 import collections
 import contextlib
+import itertools
 import logging
+import operator
 import random
 import re
 import time
 import traceback
+import weakref
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -330,14 +333,105 @@ def probe_engine(db_conf):
                             connect_args=connect_args)
 
 
+#: Rows read at a time from a streamed result (a FETCH of a
+#: PostgreSQL cursor), and the rows of a listing's first page
+#: (:func:`pages`): SQLAlchemy's largest buffer of a streamed result.
+BATCH = 1000
+
+
 def streamed(conn, statement, parameters=None):
     """The rows of ``statement`` (with its bound ``parameters``) as the
-    database sends them, a batch at a time: a driver that buffers a
-    result (psycopg2's libpq, PyMySQL) holds all of it besides what is
+    database sends them, :data:`BATCH` at a time: a driver that buffers
+    a result (psycopg2's libpq, PyMySQL) holds all of it besides what is
     made of it, which for 100,000 providers is tens of MB. Read them all
     before the next statement."""
-    return timing.fetched(conn.execution_options(stream_results=True)
-                          .execute(statement, parameters))
+    return timing.fetched(_batches(
+        conn.execution_options(stream_results=True)
+        .execute(statement, parameters)))
+
+
+def _batches(result):
+    """The rows of ``result`` in lists of :data:`BATCH`, the last one
+    short: nothing is fetched after it (a short batch is the end of the
+    cursor; SQLAlchemy's own batches end with an empty FETCH)."""
+    with result:
+        while True:
+            rows = result.fetchmany(BATCH)
+            if rows:
+                yield rows
+            if len(rows) < BATCH:
+                return
+
+
+#: The statements of a listing read by :func:`paged`: its first page,
+#: the rest after a key, and the whole.
+Pages = collections.namedtuple('Pages', 'first rest whole')
+
+
+def pages(listing, key):
+    """The :class:`Pages` of a listing by ``key``, a unique column
+    (``listing`` is ordered by it and selects it first, or its greatest
+    value in the rows of a group): its first :data:`BATCH` + 1 rows,
+    the rows after a key (bound parameter ``after``), and all."""
+    return Pages(listing.limit(BATCH + 1),
+                 listing.where(key > sa.bindparam('after')), listing)
+
+
+def paged(conn, listing, parameters, run_first):
+    """The rows of ``listing`` (:func:`pages`, with its bound
+    ``parameters``) without their key (the first column): those of its
+    first page, the result of ``run_first()`` (a statement kept built:
+    prepared on PostgreSQL), then, only when that came back full, the
+    rest after its last key, :func:`streamed`.
+
+    A listing of a few rows, the scheduler's, is then one statement
+    without a cursor: on PostgreSQL a cursor cost DECLARE, three FETCHes
+    and CLOSE, five round trips more, and the statement's parse and
+    plan at each request (DECLARE takes no EXECUTE): 1.6 ms of the
+    backend's CPU for a listing of 100 providers, 0.4 prepared. The
+    page and the rest evaluate the listing's conditions twice, though
+    (the capacity of every provider for ``resources``: 4.5 ms more of
+    PostgreSQL's CPU for 2,000): a listing that went past its first
+    page last time is read whole on a cursor, as before (and on a page
+    again once it was short). Memory stays bounded by a batch. The rest
+    is read in a snapshot of its own (a statement's, as every one's at
+    READ COMMITTED): each row is listed once, in key order, as it was
+    at one moment of the read.
+    """
+    if listing.first in _LONG:
+        return _whole(conn, listing, parameters)
+    rows = run_first().fetchall()
+    if len(rows) <= BATCH:
+        return map(_WITHOUT_KEY, rows)
+    _LONG.add(listing.first)
+    return itertools.chain(
+        map(_WITHOUT_KEY, rows[:BATCH]),
+        _rest(conn, listing.rest, {**parameters,
+                                   'after': rows[BATCH - 1][0]}))
+
+
+def _rest(conn, rest, parameters):
+    """The rows of :func:`paged`'s ``rest``, run once they are asked
+    for (after the first page)."""
+    yield from map(_WITHOUT_KEY, streamed(conn, rest, parameters))
+
+
+def _whole(conn, listing, parameters):
+    """The rows of :func:`paged`'s ``listing``, whole, on a cursor."""
+    rows = streamed(conn, listing.whole, parameters)
+    first = list(itertools.islice(rows, BATCH + 1))
+    if len(first) <= BATCH:
+        _LONG.discard(listing.first)
+    yield from map(_WITHOUT_KEY, first)
+    yield from map(_WITHOUT_KEY, rows)
+
+
+#: The first pages (:func:`pages`) of the listings whose last read went
+#: past them, weakly (a listing's statements go with it).
+_LONG = weakref.WeakSet()
+
+#: A row of a listing of :func:`pages` without its key.
+_WITHOUT_KEY = operator.itemgetter(slice(1, None))
 
 
 def repeated(conn, name, sql, parameters):

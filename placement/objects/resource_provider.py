@@ -134,9 +134,10 @@ def joined_rows(conn, statement, uuid):
 
 
 def select_listed(*conditions):
-    """Only what a listing shows of the providers, in id order: uuid,
-    name, generation, ``parent_provider_uuid``, ``root_provider_uuid``
-    and ``changed``, the text of the last change
+    """Only what a listing shows of the providers, in id order, after
+    the id (the key of its pages, :func:`db_api.pages`): uuid, name,
+    generation, ``parent_provider_uuid``, ``root_provider_uuid`` and
+    ``changed``, the text of the last change
     (:func:`name_table.changed_text`).
 
     Every column costs the driver work per row: thousands of rows are
@@ -148,7 +149,7 @@ def select_listed(*conditions):
                  .where(_ROOT.c.id == RP.c.root_provider_id)
                  .scalar_subquery())
     return sa.select(
-        RP.c.uuid, RP.c.name, RP.c.generation,
+        RP.c.id, RP.c.uuid, RP.c.name, RP.c.generation,
         _PARENT.c.uuid.label('parent_provider_uuid'),
         sa.func.coalesce(
             sa.case((RP.c.root_provider_id != RP.c.id, root_uuid)),
@@ -193,9 +194,10 @@ LISTED_PER_TEXT = 64
 
 def folded_listing(listing):
     """The rows of ``listing`` (a :func:`select_listed`) folded into
-    JSON texts of up to :data:`LISTED_PER_TEXT` rows, in id order, on
-    MariaDB (:func:`folds_listings`; :func:`unfolded_listing` reads
-    them).
+    JSON texts of up to :data:`LISTED_PER_TEXT` rows (without the id),
+    in id order, each after the greatest id of its rows (the key of its
+    pages), on MariaDB (:func:`folds_listings`; :func:`unfolded_listing`
+    reads them).
 
     PyMySQL decodes a row in Python, at a cost per row and per column:
     2,000 listed providers took 8-10 ms of CPU, their 32 JSON texts
@@ -206,10 +208,11 @@ def folded_listing(listing):
     CPU than it saved the service; nor SQLite, which orders no
     aggregate (before 3.44); nor MySQL, where it is not tested.
     """
-    columns = [getattr(column, 'element', column)
-               for column in listing.selected_columns]
+    _id, *columns = [getattr(column, 'element', column)
+                     for column in listing.selected_columns]
     group = RP.c.id // LISTED_PER_TEXT
-    return (listing.with_only_columns(_JsonRows(RP.c.id, *columns))
+    return (listing.with_only_columns(sa.func.max(RP.c.id),
+                                      _JsonRows(RP.c.id, *columns))
             .group_by(group).order_by(None).order_by(group))
 
 

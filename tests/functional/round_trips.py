@@ -16,7 +16,10 @@ class RoundTrips:
     transaction that committed: the pool does not reset a connection
     returned to it); ``begins``: the BEGINs psycopg2 sent before a
     statement (PostgreSQL only; none for a statement run without a
-    transaction, whose COMMIT psycopg2 skips too).
+    transaction, whose COMMIT psycopg2 skips too); ``streamed``: the
+    statements run on a server-side cursor (``stream_results``: on
+    PostgreSQL each a DECLARE, FETCHes and a CLOSE, not seen as
+    statements).
     """
 
     def __init__(self, engine):
@@ -27,11 +30,15 @@ class RoundTrips:
         self.isolation_changes = 0
         self.rollbacks = 0
         self.begins = 0
+        self.streamed = 0
         self._idle = False
 
-    def _statement(self, _conn, cursor, statement, *_args):
+    def _statement(self, _conn, cursor, statement, _parameters, context,
+                   _many):
         if not statement.startswith('BEGIN'):
             self.statements.append(statement.split()[0])
+            self.streamed += bool(
+                context.execution_options.get('stream_results'))
         self._idle = _idle(cursor)
 
     def _executed(self, _conn, cursor, *_args):

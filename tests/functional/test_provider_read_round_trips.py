@@ -99,14 +99,19 @@ def test_a_missing_provider_is_404_in_one_statement_or_none(
 
 
 def test_a_listing_reads_in_a_transaction(api):
-    """Its server-side cursor (stream_results) needs one on PostgreSQL:
-    psycopg2 sends BEGIN before the statement."""
+    """A listing longer than a page would go on on a server-side cursor,
+    which needs one on PostgreSQL: psycopg2 sends BEGIN before the
+    statement. A listing of one page is one statement, without a cursor
+    (no DECLARE, FETCH or CLOSE)."""
     rp_uuid = _provider(api, False)
     with round_trips.RoundTrips(api.db.engine) as trips:
         response = api.request(
             'GET', f'/resource_providers?in_tree={rp_uuid}')
     assert response.status_int == 200, response.text
+    assert [provider['uuid'] for provider
+            in response.json['resource_providers']] == [rp_uuid]
     assert trips.statements == ['SELECT']
+    assert trips.streamed == 0
     assert trips.begins == (api.db.backend == 'postgresql')
 
 
@@ -147,11 +152,12 @@ def test_a_connection_opened_in_a_transaction_still_reads(api):
     assert sorted(response.json['inventories']) == ['DISK_GB', 'VCPU']
 
 
-def test_a_listing_looks_its_names_up_by_a_statement_kept_built(api):
-    """The look-up of a listing's trait and aggregates runs again from
-    the SQL of its first run (prepared on PostgreSQL and MariaDB), not
-    built and compiled at each request; the listing's statement is kept
-    built too, compiled from SQLAlchemy's cache."""
+def test_a_listing_runs_its_statements_kept_built_without_a_cursor(api):
+    """The look-up of a listing's trait and aggregates, and the listing
+    (its first page: all of it), run again from the SQL of their first
+    run, prepared on PostgreSQL and MariaDB, not built and compiled at
+    each request, and without a server-side cursor: on PostgreSQL BEGIN,
+    the two statements, COMMIT."""
     rp_uuid = _provider(api, True)
     path = f'/resource_providers?member_of={AGG}&required=HW_CPU_X86_AVX2'
     runs = []
@@ -162,11 +168,15 @@ def test_a_listing_looks_its_names_up_by_a_statement_kept_built(api):
     event.listen(api.db.engine, 'before_cursor_execute', noted)
     try:
         for _ in range(3):
-            response = api.request('GET', path)
+            with round_trips.RoundTrips(api.db.engine) as trips:
+                response = api.request('GET', path)
             assert [provider['uuid'] for provider
                     in response.json['resource_providers']] == [rp_uuid]
     finally:
         event.remove(api.db.engine, 'before_cursor_execute', noted)
-    assert runs[-2:] == [
-        ('SELECT' if api.db.backend == 'sqlite' else 'EXECUTE', False),
-        ('SELECT', True)]
+    run_again = 'SELECT' if api.db.backend == 'sqlite' else 'EXECUTE'
+    assert runs[-2:] == [(run_again, False)] * 2
+    assert trips.statements == [run_again] * 2
+    assert trips.streamed == 0
+    assert (trips.commits, trips.begins) == (
+        1, api.db.backend == 'postgresql')
