@@ -31,6 +31,7 @@ from placement.objects import resource_class
 from placement.objects import trait
 
 RP = models.ResourceProvider.__table__
+_ALLOC = models.Allocation.__table__
 _RC = models.ResourceClass.__table__
 _RP_AGG = models.ResourceProviderAggregate.__table__
 _RP_TRAIT = models.ResourceProviderTrait.__table__
@@ -47,9 +48,10 @@ _ROOT_ID = RP.c.root_provider_id
 SAMPLE_PER_LIMIT = 16
 SAMPLE = 4096
 #: What each row of :func:`_look_up` reads: the ids of names, a
-#: sharing provider, the tests of :meth:`Narrowing.may_match`.
-_CLASS, _TRAIT, _AGGREGATE, _SHARING, _MAY_MATCH = (
-    'class', 'trait', 'aggregate', 'sharing', 'may_match')
+#: sharing provider, a sharing provider's usage of a class, the tests
+#: of :meth:`Narrowing.may_match`.
+_CLASS, _TRAIT, _AGGREGATE, _SHARING, _SHARING_USAGE, _MAY_MATCH = (
+    'class', 'trait', 'aggregate', 'sharing', 'sharing usage', 'may_match')
 #: The most tests of :meth:`Narrowing.may_match` (columns of one row).
 MOST_TESTS = 32
 #: The most required trait sets of the unsuffixed group whose probe of
@@ -83,7 +85,7 @@ class Narrowing:
         self.request = request
         self.explaining = explaining
         self.limit = limit
-        (names, (found, unknown), self.aggregate_ids, sharing,
+        (names, (found, unknown), self.aggregate_ids, sharing, usage,
          self._may_match_row) = _look_up(conn, request, explaining, limit)
         #: The :class:`candidate_names.Names` of the request.
         self.names = names
@@ -96,10 +98,14 @@ class Narrowing:
         self.trait_ids = trait.known(
             found, [name for name in unknown if name != _SHARES])
         #: ``{sharing provider id: its root id}``, ``{aggregate id:
-        #: [sharing provider id]}``, and the ids of the request's traits
-        #: that a sharing provider has.
-        self.sharing, self.shared_by, self.sharing_traits = (
-            _sharing_providers(sharing))
+        #: [sharing provider id]}``, the ids of the request's traits
+        #: that a sharing provider has, and ``{sharing provider id:
+        #: its inventories}`` (as :attr:`candidate_tree.Provider.inventories`,
+        #: usage counted) that tell which slots it can serve
+        #: (:meth:`_slots_by_query`).
+        (self.sharing, self.shared_by, self.sharing_traits,
+         self.sharing_inventories) = _sharing_providers(sharing, usage,
+                                                        names)
         #: The aggregates of the sharing providers, whose roots in each
         #: window the window's narrowing statement reads too
         #: (:meth:`_slots_by_query`; none if no group allocates).
@@ -162,10 +168,12 @@ class Narrowing:
         of which fewer than half the trees can serve. Any other is
         narrowed by SQL, but the capacity of the window's providers is
         tested on the trees that pass the other conditions, loaded
-        (:meth:`_serving_slots`), until a window of which fewer than
+        (:func:`_serving_slots`), until a window of which fewer than
         half those trees can serve: the six correlated capacity probes
         of the member_of + required query were 40 % of MariaDB's CPU
         for its narrowing statement, and its trees are loaded anyway.
+        The sharing providers' capacity is tested on their inventories
+        read with the names (:meth:`_slots_by_query`), never probed.
         """
         self.per_provider = bool(candidate_windows.within(window, _ROOT_ID))
         loaded = anchored = None
@@ -198,9 +206,12 @@ class Narrowing:
         roots = self._roots(window, root_traits)
         if after_load:
             narrowed = roots
-            self.slots = self._serving_slots(trees.load_roots(roots | {
+            providers = trees.load_roots(roots | {
                 self.sharing[provider_id] for slot in self.slots
-                for provider_id in self.via_sharing(slot)}))
+                for provider_id in self.via_sharing(slot)})
+            self.slots = _serving_slots(self.slots, {
+                provider_id: provider.inventories
+                for provider_id, provider in providers.items()})
             self.anchors = {
                 provider_id: anchors
                 for provider_id, anchors in self.anchors.items()
@@ -234,27 +245,6 @@ class Narrowing:
             roots &= root_traits
         return {root for root in roots
                 if candidate_windows.holds(window, root)}
-
-    def _serving_slots(self, providers):
-        """The slots, each with only those of its providers that can
-        serve its resources on their own (:func:`candidate_tree.serves`),
-        of ``providers`` (``{id: candidate_tree.Provider}``, loaded: the
-        rest serve no root that may qualify)."""
-        slots = []
-        for slot in self.slots:
-            if slot.resources:
-                serves = _tested_once(functools.partial(
-                    candidate_tree.serves, resources=slot.resources))
-                roots = {provider_id: root
-                         for provider_id, root in slot.roots.items()
-                         if provider_id in providers
-                         and serves(providers[provider_id].inventories)}
-                slot = slot._replace(roots=roots, traits_met={
-                    provider_id: met
-                    for provider_id, met in slot.traits_met.items()
-                    if provider_id in roots})
-            slots.append(slot)
-        return slots
 
     def _slots_by_query(self, window, after_load=False):
         """``(slots, anchored)``: the :class:`SlotProviders` of each
@@ -295,9 +285,14 @@ class Narrowing:
         anchored = (_roots_by_aggregate(strings[_ANCHORS]) if read_anchors
                     else _trees_by_aggregate(trees, window)
                     if trees is not None else None)
-        return [slot._replace(group=group)
-                for group in self.request.groups
-                for slot in found[query_of(group)]], anchored
+        # The sharing providers' capacity is not probed by the
+        # statement (:meth:`_group_query`): tested on their inventories
+        # read with the names, before anything (the anchors, the root
+        # traits) is decided by which slots they serve.
+        return _serving_slots(
+            [slot._replace(group=group) for group in self.request.groups
+             for slot in found[query_of(group)]],
+            self.sharing_inventories, among=self.sharing), anchored
 
     def _window_statement(self, each, window, after_load):
         """The statement of :meth:`_slots_by_query`: the query of each of
@@ -488,9 +483,9 @@ class Narrowing:
         costs what its providers cost, whatever the size of the cloud.
         ``after_load``: the capacity of the window's providers is tested
         once their trees are loaded (:meth:`narrow`): their flags are
-        true and their resources no condition; that of the sharing
-        providers, whose trees are not the window's (and which tell
-        whether the anchors are read whole), is probed still.
+        true and their resources no condition. That of the sharing
+        providers is never probed: it is tested on their inventories
+        read with the names (:meth:`_slots_by_query`).
         """
         group = groups[0]
         slots = slot_resources(group)
@@ -540,9 +535,9 @@ class Narrowing:
             query = sa.union_all(
                 query(not after_load).where(*bounds,
                                             RP.c.id.not_in(sharing)),
-                query(True).where(RP.c.id.in_(sharing)))
+                query(False).where(RP.c.id.in_(sharing)))
         else:
-            query = query(not after_load or shared).where(*bounds)
+            query = query(not after_load).where(*bounds)
         return candidate_folding.folded_rows(query, 'id')
 
     @staticmethod
@@ -674,6 +669,31 @@ class SlotProviders(typing.NamedTuple):
     traits_met: dict
 
 
+def _serving_slots(slots, inventories, among=None):
+    """``slots`` (:class:`SlotProviders`), each with only those of its
+    providers that can serve its resources on their own
+    (:func:`candidate_tree.serves`) with ``inventories`` (``{provider
+    id: its inventories}``, as :attr:`candidate_tree.Provider.inventories`;
+    a provider not there serves none), of ``among`` (ids; None: of all
+    its providers, the others kept)."""
+    found = []
+    for slot in slots:
+        if slot.resources:
+            serves = _tested_once(functools.partial(
+                candidate_tree.serves, resources=slot.resources))
+            roots = {provider_id: root
+                     for provider_id, root in slot.roots.items()
+                     if (among is not None and provider_id not in among)
+                     or (provider_id in inventories
+                         and serves(inventories[provider_id]))}
+            slot = slot._replace(roots=roots, traits_met={
+                provider_id: met
+                for provider_id, met in slot.traits_met.items()
+                if provider_id in roots})
+        found.append(slot)
+    return found
+
+
 def _tested_once(test):
     """``test`` (of a provider's inventories or traits), made once for
     each object tested: the providers of one model (and usage) share
@@ -791,8 +811,9 @@ def _look_up(conn, request, explaining, limit):
     (:data:`_KEPT`): every resource class (a small table: the ids asked
     and the names of the inventories loaded), the traits the request
     names and the sharing trait, the aggregates it names (unknown ones
-    left out), the sharing providers (:func:`_sharing_providers`) and,
-    unless ``explaining``, the tests of :meth:`Narrowing.may_match`
+    left out), the sharing providers (:func:`_sharing_providers`) with
+    their usage (:func:`_sharing_usage_query`) and, unless
+    ``explaining``, the tests of :meth:`Narrowing.may_match`
     (None: nothing to test), with the first window's sample for
     ``limit``. A statement costs a round trip and about half a
     millisecond of the service's CPU whatever it reads: those that need
@@ -812,7 +833,7 @@ def _look_up(conn, request, explaining, limit):
         len(traits) + len(uuids))
     rows = name_table.looked_up(conn, statement, (
         _CLASS, _TRAIT, *([_AGGREGATE] if uuids else []), _SHARING,
-        *([_MAY_MATCH] if tested is not None else [])))
+        _SHARING_USAGE, *([_MAY_MATCH] if tested is not None else [])))
     may_match = None
     if tested is not None:
         (folded, _), = rows[_MAY_MATCH]
@@ -824,7 +845,7 @@ def _look_up(conn, request, explaining, limit):
                 conn, {class_id: name for name, class_id in rows[_CLASS]}),
             name_table.found_and_unknown(traits, rows[_TRAIT]),
             aggregate.canonical_ids(rows.get(_AGGREGATE, ())),
-            rows[_SHARING], may_match)
+            rows[_SHARING], rows[_SHARING_USAGE], may_match)
 
 
 def _may_match_columns(request, limit):
@@ -873,7 +894,8 @@ def _look_up_statement(traits, uuids, tests):
     (None: no row of may_match) and whether the sample follows them."""
     queries = {_CLASS: sa.select(_RC.c.name, _RC.c.id),
                _TRAIT: name_table.select_ids(trait.TRAIT, sorted(traits)),
-               _SHARING: _sharing_query(sorted(traits))}
+               _SHARING: _sharing_query(sorted(traits)),
+               _SHARING_USAGE: _SHARING_USAGE_QUERY}
     if uuids:
         queries[_AGGREGATE] = aggregate.select_ids(uuids)
     if not tests:
@@ -884,34 +906,44 @@ def _look_up_statement(traits, uuids, tests):
     return name_table.united(queries), len(tested), bool(sample)
 
 
-def _sharing_providers(rows):
-    """``({id: root id}, {aggregate id: [id]}, {trait id})`` of the
-    providers with the sharing trait, the last the ids of the request's
-    traits that one of them has, from the rows of
-    :func:`_sharing_query`."""
+def _sharing_providers(rows, usage, names):
+    """``({id: root id}, {aggregate id: [id]}, {trait id}, {id:
+    inventories})`` of the providers with the sharing trait, the third
+    the ids of the request's traits that one of them has, the last
+    their inventories with their usage (as a loaded tree's:
+    :func:`candidate_folding.decode_inventories`, shared by ``names``),
+    from the rows of :func:`_sharing_query` and ``usage``'s (of
+    :func:`_sharing_usage_query`)."""
     sharing = {}
     shared_by = collections.defaultdict(list)
     held = set()
+    inventories = {}
+    used = candidate_folding.usage(folded for folded, _ in usage)
     rows = sorted(
         (provider_id, int(aggregate_id) if aggregate_id else None,
-         int(root), traits)
-        for provider_id, (root, aggregate_id, traits) in (
+         int(root), traits, folded)
+        for provider_id, (root, aggregate_id, traits, folded) in (
             (provider_id, *candidate_folding.unfolded_rows([folded]))
             for folded, provider_id in rows))
-    for provider_id, aggregate_id, root, traits in rows:
+    for provider_id, aggregate_id, root, traits, folded in rows:
         sharing[provider_id] = root
         if aggregate_id is not None:
             shared_by[aggregate_id].append(provider_id)
         if traits:
             held.update(map(int, traits.split(',')))
-    return sharing, shared_by, held
+        if provider_id not in inventories:
+            inventories[provider_id] = names.shared(
+                (folded, used.get(provider_id, ())),
+                candidate_folding.decode_inventories)
+    return sharing, shared_by, held, inventories
 
 
 def _sharing_query(traits):
     """The rows of :func:`_sharing_providers`: a sharing provider's
-    root, one of its aggregates (or none) and the ids of those of trait
-    names ``traits`` it has, folded (:func:`candidate_folding.folded_row`),
-    and its id.
+    root, one of its aggregates (or none), the ids of those of trait
+    names ``traits`` it has and its inventories
+    (:func:`candidate_folding.folded_inventories`), folded
+    (:func:`candidate_folding.folded_row`), and its id.
 
     The sharing trait is found by name, a join from its row (its
     unique index): PostgreSQL no longer sees how few providers have it,
@@ -921,16 +953,38 @@ def _sharing_query(traits):
     they grow. A scalar subquery of its id was worse: hash joins of
     every provider and membership.
     """
-    sharing_trait = trait.TRAIT.alias('sharing_trait')
-    return (
+    return _of_sharing_providers(
         sa.select(candidate_folding.folded_row([
             _ROOT_ID, _RP_AGG.c.aggregate_id,
             candidate_folding.folded_traits(
-                name_table.ids_named(trait.TRAIT, traits))]), RP.c.id)
-        .join(_RP_TRAIT, _RP_TRAIT.c.resource_provider_id == RP.c.id)
+                name_table.ids_named(trait.TRAIT, traits)),
+            candidate_folding.folded_inventories()]), RP.c.id),
+        RP.c.id).outerjoin(
+            _RP_AGG, _RP_AGG.c.resource_provider_id == RP.c.id)
+
+
+def _of_sharing_providers(query, provider_id):
+    """``query`` of the rows whose ``provider_id`` (a column) is that of
+    a provider with the sharing trait."""
+    sharing_trait = trait.TRAIT.alias('sharing_trait')
+    return (
+        query.join(_RP_TRAIT, _RP_TRAIT.c.resource_provider_id == provider_id)
         .join(sharing_trait, sharing_trait.c.id == _RP_TRAIT.c.trait_id)
-        .outerjoin(_RP_AGG, _RP_AGG.c.resource_provider_id == RP.c.id)
         .where(sharing_trait.c.name == _SHARES))
+
+
+#: The usage rows of :func:`_sharing_providers`: a sharing provider's
+#: id, a class and what its allocations of it use, folded (each as
+#: :func:`candidate_folding.usage` reads them), and the provider's id.
+#: Read with the names (:func:`_look_up`), they tell which slots a
+#: sharing provider can serve before the window's narrowing statement
+#: runs, which then probes no capacity.
+_SHARING_USAGE_QUERY = _of_sharing_providers(
+    sa.select(candidate_folding.folded_row([
+        _ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
+        sa.func.sum(_ALLOC.c.used)]), _ALLOC.c.resource_provider_id),
+    _ALLOC.c.resource_provider_id).group_by(
+        _ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id)
 
 
 def _anchors(conn, sharing, shared_by, window, anchored=None):
