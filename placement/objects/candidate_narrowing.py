@@ -24,6 +24,7 @@ from placement.objects import candidate_names
 from placement.objects import candidate_request
 from placement.objects import candidate_tree
 from placement.objects import candidate_windows
+from placement.objects import capacity
 from placement.objects import conditions
 from placement.objects import kept
 from placement.objects import name_table
@@ -32,6 +33,7 @@ from placement.objects import trait
 
 RP = models.ResourceProvider.__table__
 _ALLOC = models.Allocation.__table__
+_INV = models.Inventory.__table__
 _RC = models.ResourceClass.__table__
 _RP_AGG = models.ResourceProviderAggregate.__table__
 _RP_TRAIT = models.ResourceProviderTrait.__table__
@@ -48,10 +50,9 @@ _ROOT_ID = RP.c.root_provider_id
 SAMPLE_PER_LIMIT = 16
 SAMPLE = 4096
 #: What each row of :func:`_look_up` reads: the ids of names, a
-#: sharing provider, a sharing provider's usage of a class, the tests
-#: of :meth:`Narrowing.may_match`.
-_CLASS, _TRAIT, _AGGREGATE, _SHARING, _SHARING_USAGE, _MAY_MATCH = (
-    'class', 'trait', 'aggregate', 'sharing', 'sharing usage', 'may_match')
+#: sharing provider, the tests of :meth:`Narrowing.may_match`.
+_CLASS, _TRAIT, _AGGREGATE, _SHARING, _MAY_MATCH = (
+    'class', 'trait', 'aggregate', 'sharing', 'may_match')
 #: The most tests of :meth:`Narrowing.may_match` (columns of one row).
 MOST_TESTS = 32
 #: The most required trait sets of the unsuffixed group whose probe of
@@ -85,7 +86,7 @@ class Narrowing:
         self.request = request
         self.explaining = explaining
         self.limit = limit
-        (names, (found, unknown), self.aggregate_ids, sharing, usage,
+        (names, (found, unknown), self.aggregate_ids, sharing,
          self._may_match_row) = _look_up(conn, request, explaining, limit)
         #: The :class:`candidate_names.Names` of the request.
         self.names = names
@@ -104,8 +105,7 @@ class Narrowing:
         #: usage counted) that tell which slots it can serve
         #: (:meth:`_slots_by_query`).
         (self.sharing, self.shared_by, self.sharing_traits,
-         self.sharing_inventories) = _sharing_providers(sharing, usage,
-                                                        names)
+         self.sharing_inventories) = _sharing_providers(sharing, names)
         #: The aggregates of the sharing providers, whose roots in each
         #: window the window's narrowing statement reads too
         #: (:meth:`_slots_by_query`; none if no group allocates).
@@ -811,13 +811,13 @@ def _look_up(conn, request, explaining, limit):
     (:data:`_KEPT`): every resource class (a small table: the ids asked
     and the names of the inventories loaded), the traits the request
     names and the sharing trait, the aggregates it names (unknown ones
-    left out), the sharing providers (:func:`_sharing_providers`) with
-    their usage (:func:`_sharing_usage_query`) and, unless
-    ``explaining``, the tests of :meth:`Narrowing.may_match`
-    (None: nothing to test), with the first window's sample for
-    ``limit``. A statement costs a round trip and about half a
-    millisecond of the service's CPU whatever it reads: those that need
-    the ids of names find them by name themselves."""
+    left out), the sharing providers (:func:`_sharing_providers`, with
+    their inventories and usage) and, unless ``explaining``, the tests
+    of :meth:`Narrowing.may_match` (None: nothing to test), with the
+    first window's sample for ``limit``. A statement costs a round trip
+    and about half a millisecond of the service's CPU whatever it
+    reads: those that need the ids of names find them by name
+    themselves."""
     traits = frozenset(_trait_names(request) | {_SHARES})
     uuids = set()
     for group in request.groups:
@@ -833,7 +833,7 @@ def _look_up(conn, request, explaining, limit):
         len(traits) + len(uuids))
     rows = name_table.looked_up(conn, statement, (
         _CLASS, _TRAIT, *([_AGGREGATE] if uuids else []), _SHARING,
-        _SHARING_USAGE, *([_MAY_MATCH] if tested is not None else [])))
+        *([_MAY_MATCH] if tested is not None else [])))
     may_match = None
     if tested is not None:
         (folded, _), = rows[_MAY_MATCH]
@@ -845,7 +845,7 @@ def _look_up(conn, request, explaining, limit):
                 conn, {class_id: name for name, class_id in rows[_CLASS]}),
             name_table.found_and_unknown(traits, rows[_TRAIT]),
             aggregate.canonical_ids(rows.get(_AGGREGATE, ())),
-            rows[_SHARING], rows[_SHARING_USAGE], may_match)
+            rows[_SHARING], may_match)
 
 
 def _may_match_columns(request, limit):
@@ -894,8 +894,7 @@ def _look_up_statement(traits, uuids, tests):
     (None: no row of may_match) and whether the sample follows them."""
     queries = {_CLASS: sa.select(_RC.c.name, _RC.c.id),
                _TRAIT: name_table.select_ids(trait.TRAIT, sorted(traits)),
-               _SHARING: _sharing_query(sorted(traits)),
-               _SHARING_USAGE: _SHARING_USAGE_QUERY}
+               _SHARING: _sharing_query(sorted(traits))}
     if uuids:
         queries[_AGGREGATE] = aggregate.select_ids(uuids)
     if not tests:
@@ -906,26 +905,24 @@ def _look_up_statement(traits, uuids, tests):
     return name_table.united(queries), len(tested), bool(sample)
 
 
-def _sharing_providers(rows, usage, names):
+def _sharing_providers(rows, names):
     """``({id: root id}, {aggregate id: [id]}, {trait id}, {id:
     inventories})`` of the providers with the sharing trait, the third
     the ids of the request's traits that one of them has, the last
     their inventories with their usage (as a loaded tree's:
     :func:`candidate_folding.decode_inventories`, shared by ``names``),
-    from the rows of :func:`_sharing_query` and ``usage``'s (of
-    :func:`_sharing_usage_query`)."""
+    from the rows of :func:`_sharing_query`."""
     sharing = {}
     shared_by = collections.defaultdict(list)
     held = set()
     inventories = {}
-    used = candidate_folding.usage(folded for folded, _ in usage)
     rows = sorted(
         (provider_id, int(aggregate_id) if aggregate_id else None,
-         int(root), traits, folded)
-        for provider_id, (root, aggregate_id, traits, folded) in (
+         int(root), traits, folded, used)
+        for provider_id, (root, aggregate_id, traits, folded, used) in (
             (provider_id, *candidate_folding.unfolded_rows([folded]))
             for folded, provider_id in rows))
-    for provider_id, aggregate_id, root, traits, folded in rows:
+    for provider_id, aggregate_id, root, traits, folded, used in rows:
         sharing[provider_id] = root
         if aggregate_id is not None:
             shared_by[aggregate_id].append(provider_id)
@@ -933,7 +930,9 @@ def _sharing_providers(rows, usage, names):
             held.update(map(int, traits.split(',')))
         if provider_id not in inventories:
             inventories[provider_id] = names.shared(
-                (folded, used.get(provider_id, ())),
+                (folded, tuple(sorted(
+                    tuple(map(int, pair.split(':')))
+                    for pair in used.split(',')) if used else ())),
                 candidate_folding.decode_inventories)
     return sharing, shared_by, held, inventories
 
@@ -941,8 +940,9 @@ def _sharing_providers(rows, usage, names):
 def _sharing_query(traits):
     """The rows of :func:`_sharing_providers`: a sharing provider's
     root, one of its aggregates (or none), the ids of those of trait
-    names ``traits`` it has and its inventories
-    (:func:`candidate_folding.folded_inventories`), folded
+    names ``traits`` it has, its inventories
+    (:func:`candidate_folding.folded_inventories`) and their usage
+    (:func:`_folded_usage`), folded
     (:func:`candidate_folding.folded_row`), and its id.
 
     The sharing trait is found by name, a join from its row (its
@@ -953,38 +953,38 @@ def _sharing_query(traits):
     they grow. A scalar subquery of its id was worse: hash joins of
     every provider and membership.
     """
-    return _of_sharing_providers(
+    sharing_trait = trait.TRAIT.alias('sharing_trait')
+    return (
         sa.select(candidate_folding.folded_row([
             _ROOT_ID, _RP_AGG.c.aggregate_id,
             candidate_folding.folded_traits(
                 name_table.ids_named(trait.TRAIT, traits)),
-            candidate_folding.folded_inventories()]), RP.c.id),
-        RP.c.id).outerjoin(
-            _RP_AGG, _RP_AGG.c.resource_provider_id == RP.c.id)
-
-
-def _of_sharing_providers(query, provider_id):
-    """``query`` of the rows whose ``provider_id`` (a column) is that of
-    a provider with the sharing trait."""
-    sharing_trait = trait.TRAIT.alias('sharing_trait')
-    return (
-        query.join(_RP_TRAIT, _RP_TRAIT.c.resource_provider_id == provider_id)
+            candidate_folding.folded_inventories(), _folded_usage()]),
+            RP.c.id)
+        .join(_RP_TRAIT, _RP_TRAIT.c.resource_provider_id == RP.c.id)
         .join(sharing_trait, sharing_trait.c.id == _RP_TRAIT.c.trait_id)
+        .outerjoin(_RP_AGG, _RP_AGG.c.resource_provider_id == RP.c.id)
         .where(sharing_trait.c.name == _SHARES))
 
 
-#: The usage rows of :func:`_sharing_providers`: a sharing provider's
-#: id, a class and what its allocations of it use, folded (each as
-#: :func:`candidate_folding.usage` reads them), and the provider's id.
-#: Read with the names (:func:`_look_up`), they tell which slots a
-#: sharing provider can serve before the window's narrowing statement
-#: runs, which then probes no capacity.
-_SHARING_USAGE_QUERY = _of_sharing_providers(
-    sa.select(candidate_folding.folded_row([
-        _ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
-        sa.func.sum(_ALLOC.c.used)]), _ALLOC.c.resource_provider_id),
-    _ALLOC.c.resource_provider_id).group_by(
-        _ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id)
+def _folded_usage():
+    """SQL: what the allocations of each inventory of the provider of
+    :data:`RP` use, as ``class id:used`` joined by ``,`` (None without
+    any): an inventory without allocations has a NULL sum, its text
+    NULL, which the aggregate leaves out.
+
+    A sum per inventory, in the provider's row: a query of the sharing
+    providers' allocations grouped apart read their traits once more
+    (PostgreSQL scans every provider's at 2,000 providers)."""
+    used = (sa.select(sa.func.sum(_ALLOC.c.used))
+            .where(capacity.of_inventory_sql(_ALLOC.c, _INV.c))
+            .correlate(_INV).scalar_subquery())
+    return (sa.select(candidate_folding.aggregated(
+                candidate_folding.as_text(_INV.c.resource_class_id)
+                + candidate_folding.constant(':')
+                + candidate_folding.as_text(used), ','))
+            .where(_INV.c.resource_provider_id == RP.c.id)
+            .correlate(RP).scalar_subquery())
 
 
 def _anchors(conn, sharing, shared_by, window, anchored=None):
