@@ -103,7 +103,8 @@ class Narrowing:
         #: that a sharing provider has, and ``{sharing provider id:
         #: its inventories}`` (as :attr:`candidate_tree.Provider.inventories`,
         #: usage counted) that tell which slots it can serve
-        #: (:meth:`_slots_by_query`).
+        #: (:meth:`_slots_by_query`; none read for a request narrowed
+        #: by capacity alone, which loads their trees: :meth:`narrow`).
         (self.sharing, self.shared_by, self.sharing_traits,
          self.sharing_inventories) = _sharing_providers(sharing, names)
         #: The aggregates of the sharing providers, whose roots in each
@@ -222,8 +223,12 @@ class Narrowing:
                 self.capacity_after_load = False
         if loaded is not None and _few_serve(roots, loaded):
             # The later windows are narrowed by the query, which loads
-            # only the trees that can serve.
+            # only the trees that can serve; the sharing providers'
+            # capacity is tested on their trees, loaded with the first.
             self.by_capacity = False
+            self.sharing_inventories = {
+                provider_id: trees.providers[provider_id].inventories
+                for provider_id in self.sharing}
         return roots
 
     def _in_a_slot(self, provider_id):
@@ -823,13 +828,17 @@ def _look_up(conn, request, explaining, limit):
     for group in request.groups:
         uuids.update(group.forbidden_aggregates, *group.member_of)
     uuids = tuple(sorted(uuids))
+    # A request narrowed by capacity alone loads the sharing
+    # providers' trees (Narrowing.narrow).
+    capacities = explaining or not by_capacity_alone(request)
     statement, tested, sampled = _KEPT.get(
-        ('look up', traits, uuids, explaining, limit,
+        ('look up', traits, uuids, explaining, limit, capacities,
          tuple(map(query_of, request.groups)),
          tuple(map(frozenset, request.root_required))),
         lambda: _look_up_statement(
             traits, uuids,
-            () if explaining else _may_match_columns(request, limit)),
+            () if explaining else _may_match_columns(request, limit),
+            capacities),
         len(traits) + len(uuids))
     rows = name_table.looked_up(conn, statement, (
         _CLASS, _TRAIT, *([_AGGREGATE] if uuids else []), _SHARING,
@@ -887,14 +896,15 @@ def _may_match_columns(request, limit):
     return tests, sample
 
 
-def _look_up_statement(traits, uuids, tests):
+def _look_up_statement(traits, uuids, tests, capacities):
     """``(statement, tests, sampled)``: the statement of :func:`_look_up`
-    of trait names ``traits``, aggregate ``uuids`` and may_match's
-    ``tests`` (:func:`_may_match_columns`), how many tests it reads
+    of trait names ``traits``, aggregate ``uuids``, may_match's
+    ``tests`` (:func:`_may_match_columns`) and, if ``capacities``, the
+    sharing providers' inventories and usage; how many tests it reads
     (None: no row of may_match) and whether the sample follows them."""
     queries = {_CLASS: sa.select(_RC.c.name, _RC.c.id),
                _TRAIT: name_table.select_ids(trait.TRAIT, sorted(traits)),
-               _SHARING: _sharing_query(sorted(traits))}
+               _SHARING: _sharing_query(sorted(traits), capacities)}
     if uuids:
         queries[_AGGREGATE] = aggregate.select_ids(uuids)
     if not tests:
@@ -910,25 +920,27 @@ def _sharing_providers(rows, names):
     inventories})`` of the providers with the sharing trait, the third
     the ids of the request's traits that one of them has, the last
     their inventories with their usage (as a loaded tree's:
-    :func:`candidate_folding.decode_inventories`, shared by ``names``),
-    from the rows of :func:`_sharing_query`."""
+    :func:`candidate_folding.decode_inventories`, shared by ``names``;
+    empty if the rows have none), from the rows of
+    :func:`_sharing_query`."""
     sharing = {}
     shared_by = collections.defaultdict(list)
     held = set()
     inventories = {}
     rows = sorted(
         (provider_id, int(aggregate_id) if aggregate_id else None,
-         int(root), traits, folded, used)
-        for provider_id, (root, aggregate_id, traits, folded, used) in (
+         int(root), traits, capacities)
+        for provider_id, (root, aggregate_id, traits, *capacities) in (
             (provider_id, *candidate_folding.unfolded_rows([folded]))
             for folded, provider_id in rows))
-    for provider_id, aggregate_id, root, traits, folded, used in rows:
+    for provider_id, aggregate_id, root, traits, capacities in rows:
         sharing[provider_id] = root
         if aggregate_id is not None:
             shared_by[aggregate_id].append(provider_id)
         if traits:
             held.update(map(int, traits.split(',')))
-        if provider_id not in inventories:
+        if capacities and provider_id not in inventories:
+            folded, used = capacities
             inventories[provider_id] = names.shared(
                 (folded, tuple(sorted(
                     tuple(map(int, pair.split(':')))
@@ -937,10 +949,10 @@ def _sharing_providers(rows, names):
     return sharing, shared_by, held, inventories
 
 
-def _sharing_query(traits):
+def _sharing_query(traits, capacities):
     """The rows of :func:`_sharing_providers`: a sharing provider's
     root, one of its aggregates (or none), the ids of those of trait
-    names ``traits`` it has, its inventories
+    names ``traits`` it has and, if ``capacities``, its inventories
     (:func:`candidate_folding.folded_inventories`) and their usage
     (:func:`_folded_usage`), folded
     (:func:`candidate_folding.folded_row`), and its id.
@@ -959,7 +971,8 @@ def _sharing_query(traits):
             _ROOT_ID, _RP_AGG.c.aggregate_id,
             candidate_folding.folded_traits(
                 name_table.ids_named(trait.TRAIT, traits)),
-            candidate_folding.folded_inventories(), _folded_usage()]),
+            *([candidate_folding.folded_inventories(), _folded_usage()]
+              if capacities else [])]),
             RP.c.id)
         .join(_RP_TRAIT, _RP_TRAIT.c.resource_provider_id == RP.c.id)
         .join(sharing_trait, sharing_trait.c.id == _RP_TRAIT.c.trait_id)

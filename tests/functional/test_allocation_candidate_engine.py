@@ -785,8 +785,8 @@ def test_narrowing_statements_are_built_once_for_what_is_asked(
         built.append(('narrowing', dict(groups[0].resources)))
         return group_query(narrowing, groups, *args)
 
-    def counted_look_up(traits, uuids, tests):
-        found = look_up_statement(traits, uuids, tests)
+    def counted_look_up(traits, uuids, tests, *args):
+        found = look_up_statement(traits, uuids, tests, *args)
         built.append(('look up', found[1]))
         return found
 
@@ -968,6 +968,28 @@ def test_a_busy_cloud_probes_capacity_after_a_window_of_few(
     assert probed[0] is False and probed[-1] is True
     _capacity_probed(monkeypatch)
     assert found == many_roots.allocations(two, limit=1) == []
+
+
+def test_a_busy_cloud_narrowed_by_queries_tests_sharing_on_their_trees(
+        many_roots, monkeypatch):
+    """A request of resources alone reads no sharing capacity with the
+    names; once a busy window turns the later ones to queries, those
+    test the sharing disk on its tree, loaded with the first window."""
+    for index in range(9):
+        many_roots.allocate(f'H{index:02}', 'VCPU', 2)
+        if index % 2 == 0:
+            many_roots.allocate(f'H{index:02}_NUMA', 'VCPU', 4)
+    disk = Group(resources={'VCPU': 1, 'DISK_GB': 50})
+    queried = _counted_narrowing_queries(monkeypatch)
+    found = [many_roots.allocations(disk, limit=limit)
+             for limit in (1, 2, None)]
+    assert queried
+    assert found == [[named(('H09', {'VCPU': 1}), ('SS', {'DISK_GB': 50}))]
+                     ] * 3
+    monkeypatch.setattr(candidate_narrowing, 'by_capacity_alone',
+                        lambda request: False)
+    assert found == [many_roots.allocations(disk, limit=limit)
+                     for limit in (1, 2, None)]
 
 
 @pytest.fixture
