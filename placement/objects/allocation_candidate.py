@@ -27,7 +27,8 @@ inventory holds or a trait no provider has, is answered at once
    providers are shared with (those of the window's providers in an
    aggregate with them); and the ids of the classes, traits and
    aggregates named (and every class's name), the sharing providers
-   (MISC_SHARES_VIA_AGGREGATE) with their aggregates, and the tests of
+   (MISC_SHARES_VIA_AGGREGATE) with their aggregates, inventories and
+   usage, and the tests of
    ``may_match`` are one statement a request. The roots that can serve
    every slot are intersected in Python; the same queries tell which of
    the unsuffixed group's required traits each provider has, so that
@@ -39,7 +40,8 @@ inventory holds or a trait no provider has, is answered at once
    queries but the sharing ones: the trees of the window are loaded
    whole first (:meth:`candidate_loading.Trees.load_window`, as step 2
    would), and their providers tested in Python. Any other probes
-   by SQL the capacity of the sharing providers only: the trees of
+   no capacity by SQL: that of the sharing providers is tested on
+   their inventories and usage, read with the names; the trees of
    the roots that pass the rest are loaded
    (:meth:`candidate_loading.Trees.load_roots`, as step 2 would) and
    the capacity of their providers tested in Python, until a window

@@ -24,6 +24,7 @@ from placement.objects import candidate_names
 from placement.objects import candidate_request
 from placement.objects import candidate_tree
 from placement.objects import candidate_windows
+from placement.objects import capacity
 from placement.objects import conditions
 from placement.objects import kept
 from placement.objects import name_table
@@ -32,6 +33,8 @@ from placement.objects import tagged_union
 from placement.objects import trait
 
 RP = models.ResourceProvider.__table__
+_ALLOC = models.Allocation.__table__
+_INV = models.Inventory.__table__
 _RC = models.ResourceClass.__table__
 _RP_AGG = models.ResourceProviderAggregate.__table__
 _RP_TRAIT = models.ResourceProviderTrait.__table__
@@ -97,10 +100,14 @@ class Narrowing:
         self.trait_ids = trait.known(
             found, [name for name in unknown if name != _SHARES])
         #: ``{sharing provider id: its root id}``, ``{aggregate id:
-        #: [sharing provider id]}``, and the ids of the request's traits
-        #: that a sharing provider has.
-        self.sharing, self.shared_by, self.sharing_traits = (
-            _sharing_providers(sharing))
+        #: [sharing provider id]}``, the ids of the request's traits
+        #: that a sharing provider has, and ``{sharing provider id:
+        #: its inventories}`` (as :attr:`candidate_tree.Provider.inventories`,
+        #: usage counted) that tell which slots it can serve
+        #: (:meth:`_slots_by_query`; none read for a request narrowed
+        #: by capacity alone, which loads their trees: :meth:`narrow`).
+        (self.sharing, self.shared_by, self.sharing_traits,
+         self.sharing_inventories) = _sharing_providers(sharing, names)
         #: The aggregates of the sharing providers, whose roots in each
         #: window the window's narrowing statement reads too
         #: (:meth:`_slots_by_query`; none if no group allocates).
@@ -163,10 +170,12 @@ class Narrowing:
         of which fewer than half the trees can serve. Any other is
         narrowed by SQL, but the capacity of the window's providers is
         tested on the trees that pass the other conditions, loaded
-        (:meth:`_serving_slots`), until a window of which fewer than
+        (:func:`_serving_slots`), until a window of which fewer than
         half those trees can serve: the six correlated capacity probes
         of the member_of + required query were 40 % of MariaDB's CPU
         for its narrowing statement, and its trees are loaded anyway.
+        The sharing providers' capacity is tested on their inventories
+        read with the names (:meth:`_slots_by_query`), never probed.
         """
         self.per_provider = bool(candidate_windows.within(window, _ROOT_ID))
         loaded = anchored = None
@@ -199,9 +208,12 @@ class Narrowing:
         roots = self._roots(window, root_traits)
         if after_load:
             narrowed = roots
-            self.slots = self._serving_slots(trees.load_roots(roots | {
+            providers = trees.load_roots(roots | {
                 self.sharing[provider_id] for slot in self.slots
-                for provider_id in self.via_sharing(slot)}))
+                for provider_id in self.via_sharing(slot)})
+            self.slots = _serving_slots(self.slots, {
+                provider_id: provider.inventories
+                for provider_id, provider in providers.items()})
             self.anchors = {
                 provider_id: anchors
                 for provider_id, anchors in self.anchors.items()
@@ -212,8 +224,12 @@ class Narrowing:
                 self.capacity_after_load = False
         if loaded is not None and _few_serve(roots, loaded):
             # The later windows are narrowed by the query, which loads
-            # only the trees that can serve.
+            # only the trees that can serve; the sharing providers'
+            # capacity is tested on their trees, loaded with the first.
             self.by_capacity = False
+            self.sharing_inventories = {
+                provider_id: trees.providers[provider_id].inventories
+                for provider_id in self.sharing}
         return roots
 
     def _in_a_slot(self, provider_id):
@@ -235,27 +251,6 @@ class Narrowing:
             roots &= root_traits
         return {root for root in roots
                 if candidate_windows.holds(window, root)}
-
-    def _serving_slots(self, providers):
-        """The slots, each with only those of its providers that can
-        serve its resources on their own (:func:`candidate_tree.serves`),
-        of ``providers`` (``{id: candidate_tree.Provider}``, loaded: the
-        rest serve no root that may qualify)."""
-        slots = []
-        for slot in self.slots:
-            if slot.resources:
-                serves = _tested_once(functools.partial(
-                    candidate_tree.serves, resources=slot.resources))
-                roots = {provider_id: root
-                         for provider_id, root in slot.roots.items()
-                         if provider_id in providers
-                         and serves(providers[provider_id].inventories)}
-                slot = slot._replace(roots=roots, traits_met={
-                    provider_id: met
-                    for provider_id, met in slot.traits_met.items()
-                    if provider_id in roots})
-            slots.append(slot)
-        return slots
 
     def _slots_by_query(self, window, after_load=False):
         """``(slots, anchored)``: the :class:`SlotProviders` of each
@@ -296,9 +291,14 @@ class Narrowing:
         anchored = (_roots_by_aggregate(strings[_ANCHORS]) if read_anchors
                     else _trees_by_aggregate(trees, window)
                     if trees is not None else None)
-        return [slot._replace(group=group)
-                for group in self.request.groups
-                for slot in found[query_of(group)]], anchored
+        # The sharing providers' capacity is not probed by the
+        # statement (:meth:`_group_query`): tested on their inventories
+        # read with the names, before anything (the anchors, the root
+        # traits) is decided by which slots they serve.
+        return _serving_slots(
+            [slot._replace(group=group) for group in self.request.groups
+             for slot in found[query_of(group)]],
+            self.sharing_inventories, among=self.sharing), anchored
 
     def _window_statement(self, each, window, after_load):
         """The statement of :meth:`_slots_by_query`: the query of each of
@@ -489,9 +489,9 @@ class Narrowing:
         costs what its providers cost, whatever the size of the cloud.
         ``after_load``: the capacity of the window's providers is tested
         once their trees are loaded (:meth:`narrow`): their flags are
-        true and their resources no condition; that of the sharing
-        providers, whose trees are not the window's (and which tell
-        whether the anchors are read whole), is probed still.
+        true and their resources no condition. That of the sharing
+        providers is never probed: it is tested on their inventories
+        read with the names (:meth:`_slots_by_query`).
         """
         group = groups[0]
         slots = slot_resources(group)
@@ -541,9 +541,9 @@ class Narrowing:
             query = sa.union_all(
                 query(not after_load).where(*bounds,
                                             RP.c.id.not_in(sharing)),
-                query(True).where(RP.c.id.in_(sharing)))
+                query(False).where(RP.c.id.in_(sharing)))
         else:
-            query = query(not after_load or shared).where(*bounds)
+            query = query(not after_load).where(*bounds)
         return candidate_folding.folded_rows(query, 'id')
 
     @staticmethod
@@ -675,6 +675,31 @@ class SlotProviders(typing.NamedTuple):
     traits_met: dict
 
 
+def _serving_slots(slots, inventories, among=None):
+    """``slots`` (:class:`SlotProviders`), each with only those of its
+    providers that can serve its resources on their own
+    (:func:`candidate_tree.serves`) with ``inventories`` (``{provider
+    id: its inventories}``, as :attr:`candidate_tree.Provider.inventories`;
+    a provider not there serves none), of ``among`` (ids; None: of all
+    its providers, the others kept)."""
+    found = []
+    for slot in slots:
+        if slot.resources:
+            serves = _tested_once(functools.partial(
+                candidate_tree.serves, resources=slot.resources))
+            roots = {provider_id: root
+                     for provider_id, root in slot.roots.items()
+                     if (among is not None and provider_id not in among)
+                     or (provider_id in inventories
+                         and serves(inventories[provider_id]))}
+            slot = slot._replace(roots=roots, traits_met={
+                provider_id: met
+                for provider_id, met in slot.traits_met.items()
+                if provider_id in roots})
+        found.append(slot)
+    return found
+
+
 def _tested_once(test):
     """``test`` (of a provider's inventories or traits), made once for
     each object tested: the providers of one model (and usage) share
@@ -792,24 +817,29 @@ def _look_up(conn, request, explaining, limit):
     (:data:`_KEPT`): every resource class (a small table: the ids asked
     and the names of the inventories loaded), the traits the request
     names and the sharing trait, the aggregates it names (unknown ones
-    left out), the sharing providers (:func:`_sharing_providers`) and,
-    unless ``explaining``, the tests of :meth:`Narrowing.may_match`
-    (None: nothing to test), with the first window's sample for
-    ``limit``. A statement costs a round trip and about half a
-    millisecond of the service's CPU whatever it reads: those that need
-    the ids of names find them by name themselves."""
+    left out), the sharing providers (:func:`_sharing_providers`, with
+    their inventories and usage) and, unless ``explaining``, the tests
+    of :meth:`Narrowing.may_match` (None: nothing to test), with the
+    first window's sample for ``limit``. A statement costs a round trip
+    and about half a millisecond of the service's CPU whatever it
+    reads: those that need the ids of names find them by name
+    themselves."""
     traits = frozenset(_trait_names(request) | {_SHARES})
     uuids = set()
     for group in request.groups:
         uuids.update(group.forbidden_aggregates, *group.member_of)
     uuids = tuple(sorted(uuids))
+    # A request narrowed by capacity alone loads the sharing
+    # providers' trees (Narrowing.narrow).
+    capacities = explaining or not by_capacity_alone(request)
     statement, tested, sampled = _KEPT.get(
-        ('look up', traits, uuids, explaining, limit,
+        ('look up', traits, uuids, explaining, limit, capacities,
          tuple(map(query_of, request.groups)),
          tuple(map(frozenset, request.root_required))),
         lambda: _look_up_statement(
             traits, uuids,
-            () if explaining else _may_match_columns(request, limit)),
+            () if explaining else _may_match_columns(request, limit),
+            capacities),
         len(traits) + len(uuids))
     rows = name_table.looked_up(conn, statement, (
         _CLASS, _TRAIT, *([_AGGREGATE] if uuids else []), _SHARING,
@@ -867,14 +897,15 @@ def _may_match_columns(request, limit):
     return tests, sample
 
 
-def _look_up_statement(traits, uuids, tests):
+def _look_up_statement(traits, uuids, tests, capacities):
     """``(statement, tests, sampled)``: the statement of :func:`_look_up`
-    of trait names ``traits``, aggregate ``uuids`` and may_match's
-    ``tests`` (:func:`_may_match_columns`), how many tests it reads
+    of trait names ``traits``, aggregate ``uuids``, may_match's
+    ``tests`` (:func:`_may_match_columns`) and, if ``capacities``, the
+    sharing providers' inventories and usage; how many tests it reads
     (None: no row of may_match) and whether the sample follows them."""
     queries = {_CLASS: sa.select(_RC.c.name, _RC.c.id),
                _TRAIT: name_table.select_ids(trait.TRAIT, sorted(traits)),
-               _SHARING: _sharing_query(sorted(traits))}
+               _SHARING: _sharing_query(sorted(traits), capacities)}
     if uuids:
         queries[_AGGREGATE] = aggregate.select_ids(uuids)
     if not tests:
@@ -885,34 +916,47 @@ def _look_up_statement(traits, uuids, tests):
     return tagged_union.union(queries), len(tested), bool(sample)
 
 
-def _sharing_providers(rows):
-    """``({id: root id}, {aggregate id: [id]}, {trait id})`` of the
-    providers with the sharing trait, the last the ids of the request's
-    traits that one of them has, from the rows of
+def _sharing_providers(rows, names):
+    """``({id: root id}, {aggregate id: [id]}, {trait id}, {id:
+    inventories})`` of the providers with the sharing trait, the third
+    the ids of the request's traits that one of them has, the last
+    their inventories with their usage (as a loaded tree's:
+    :func:`candidate_folding.decode_inventories`, shared by ``names``;
+    empty if the rows have none), from the rows of
     :func:`_sharing_query`."""
     sharing = {}
     shared_by = collections.defaultdict(list)
     held = set()
+    inventories = {}
     rows = sorted(
         (provider_id, int(aggregate_id) if aggregate_id else None,
-         int(root), traits)
-        for provider_id, (root, aggregate_id, traits) in (
+         int(root), traits, capacities)
+        for provider_id, (root, aggregate_id, traits, *capacities) in (
             (provider_id, *candidate_folding.unfolded_rows([folded]))
             for folded, provider_id in rows))
-    for provider_id, aggregate_id, root, traits in rows:
+    for provider_id, aggregate_id, root, traits, capacities in rows:
         sharing[provider_id] = root
         if aggregate_id is not None:
             shared_by[aggregate_id].append(provider_id)
         if traits:
             held.update(map(int, traits.split(',')))
-    return sharing, shared_by, held
+        if capacities and provider_id not in inventories:
+            folded, used = capacities
+            inventories[provider_id] = names.shared(
+                (folded, tuple(sorted(
+                    tuple(map(int, pair.split(':')))
+                    for pair in used.split(',')) if used else ())),
+                candidate_folding.decode_inventories)
+    return sharing, shared_by, held, inventories
 
 
-def _sharing_query(traits):
+def _sharing_query(traits, capacities):
     """The rows of :func:`_sharing_providers`: a sharing provider's
-    root, one of its aggregates (or none) and the ids of those of trait
-    names ``traits`` it has, folded (:func:`candidate_folding.folded_row`),
-    and its id.
+    root, one of its aggregates (or none), the ids of those of trait
+    names ``traits`` it has and, if ``capacities``, its inventories
+    (:func:`candidate_folding.folded_inventories`) and their usage
+    (:func:`_folded_usage`), folded
+    (:func:`candidate_folding.folded_row`), and its id.
 
     The sharing trait is found by name, a join from its row (its
     unique index): PostgreSQL no longer sees how few providers have it,
@@ -927,11 +971,34 @@ def _sharing_query(traits):
         sa.select(candidate_folding.folded_row([
             _ROOT_ID, _RP_AGG.c.aggregate_id,
             candidate_folding.folded_traits(
-                name_table.ids_named(trait.TRAIT, traits))]), RP.c.id)
+                name_table.ids_named(trait.TRAIT, traits)),
+            *([candidate_folding.folded_inventories(), _folded_usage()]
+              if capacities else [])]),
+            RP.c.id)
         .join(_RP_TRAIT, _RP_TRAIT.c.resource_provider_id == RP.c.id)
         .join(sharing_trait, sharing_trait.c.id == _RP_TRAIT.c.trait_id)
         .outerjoin(_RP_AGG, _RP_AGG.c.resource_provider_id == RP.c.id)
         .where(sharing_trait.c.name == _SHARES))
+
+
+def _folded_usage():
+    """SQL: what the allocations of each inventory of the provider of
+    :data:`RP` use, as ``class id:used`` joined by ``,`` (None without
+    any): an inventory without allocations has a NULL sum, its text
+    NULL, which the aggregate leaves out.
+
+    A sum per inventory, in the provider's row: a query of the sharing
+    providers' allocations grouped apart read their traits once more
+    (PostgreSQL scans every provider's at 2,000 providers)."""
+    used = (sa.select(sa.func.sum(_ALLOC.c.used))
+            .where(capacity.of_inventory_sql(_ALLOC.c, _INV.c))
+            .correlate(_INV).scalar_subquery())
+    return (sa.select(candidate_folding.aggregated(
+                candidate_folding.as_text(_INV.c.resource_class_id)
+                + candidate_folding.constant(':')
+                + candidate_folding.as_text(used), ','))
+            .where(_INV.c.resource_provider_id == RP.c.id)
+            .correlate(RP).scalar_subquery())
 
 
 def _anchors(conn, sharing, shared_by, window, anchored=None):

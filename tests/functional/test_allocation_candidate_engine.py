@@ -22,6 +22,7 @@ from placement.objects import candidate_names
 from placement.objects import candidate_narrowing
 from placement.objects import candidate_request
 from placement.objects import candidate_windows
+from placement.objects import explain
 from placement.objects import kept
 
 pytestmark = pytest.mark.db
@@ -784,8 +785,8 @@ def test_narrowing_statements_are_built_once_for_what_is_asked(
         built.append(('narrowing', dict(groups[0].resources)))
         return group_query(narrowing, groups, *args)
 
-    def counted_look_up(traits, uuids, tests):
-        found = look_up_statement(traits, uuids, tests)
+    def counted_look_up(traits, uuids, tests, *args):
+        found = look_up_statement(traits, uuids, tests, *args)
         built.append(('look up', found[1]))
         return found
 
@@ -967,6 +968,133 @@ def test_a_busy_cloud_probes_capacity_after_a_window_of_few(
     assert probed[0] is False and probed[-1] is True
     _capacity_probed(monkeypatch)
     assert found == many_roots.allocations(two, limit=1) == []
+
+
+def test_a_busy_cloud_narrowed_by_queries_tests_sharing_on_their_trees(
+        many_roots, monkeypatch):
+    """A request of resources alone reads no sharing capacity with the
+    names; once a busy window turns the later ones to queries, those
+    test the sharing disk on its tree, loaded with the first window."""
+    for index in range(9):
+        many_roots.allocate(f'H{index:02}', 'VCPU', 2)
+        if index % 2 == 0:
+            many_roots.allocate(f'H{index:02}_NUMA', 'VCPU', 4)
+    disk = Group(resources={'VCPU': 1, 'DISK_GB': 50})
+    queried = _counted_narrowing_queries(monkeypatch)
+    found = [many_roots.allocations(disk, limit=limit)
+             for limit in (1, 2, None)]
+    assert queried
+    assert found == [[named(('H09', {'VCPU': 1}), ('SS', {'DISK_GB': 50}))]
+                     ] * 3
+    monkeypatch.setattr(candidate_narrowing, 'by_capacity_alone',
+                        lambda request: False)
+    assert found == [many_roots.allocations(disk, limit=limit)
+                     for limit in (1, 2, None)]
+
+
+@pytest.fixture
+def shared_disk(world):
+    """A host without disk, with AVX2, in aggA, and a sharing disk in
+    aggA with a reserve, an allocation ratio and unit rules: capacity
+    floor((100 - 10) x 1.5) = 135, 30 of it used."""
+    world.provider('SS', inventory={'DISK_GB': {
+        'total': 100, 'reserved': 10, 'allocation_ratio': 1.5,
+        'min_unit': 10, 'max_unit': 60, 'step_size': 5}},
+        traits=[SHARES], aggregates=['aggA'])
+    world.provider('CN', inventory={'VCPU': 4},
+                   traits=['HW_CPU_X86_AVX2'], aggregates=['aggA'])
+    world.allocate('SS', 'DISK_GB', 30)
+    return world
+
+
+def _shared_disk_requests(world, disk):
+    """Requests of ``disk`` GB that the window's statements narrow (not
+    resources alone): the disk in the unsuffixed group (with a required
+    trait met by the host, or not) or in a suffixed one."""
+    agg_a = (frozenset({world.aggregates['aggA']}),)
+    avx2 = (frozenset({'HW_CPU_X86_AVX2'}),)
+    return [
+        dict(groups=(Group(resources={'VCPU': 1, 'DISK_GB': disk},
+                           member_of=agg_a),)),
+        dict(groups=(Group(resources={'VCPU': 1, 'DISK_GB': disk},
+                           required_traits=avx2),)),
+        dict(groups=(Group(resources={'VCPU': 1}),
+                     Group('1', {'DISK_GB': disk}, member_of=agg_a)),
+             group_policy='none'),
+    ]
+
+
+@pytest.mark.parametrize('disk, served', [
+    (5, False),         # below min_unit
+    (10, True),
+    (12, False),        # not a step of 5
+    (60, True),
+    (65, False),        # above max_unit
+])
+def test_a_sharing_provider_serves_by_its_units_and_capacity(
+        shared_disk, disk, served):
+    """A sharing provider serves a slot by the capacity rule (reserve,
+    allocation ratio, usage) and its unit rules, with and without a
+    limit; once what is left is less than asked, it serves no more
+    (the statements kept built read its usage anew)."""
+    expected = ([named(('CN', {'VCPU': 1}), ('SS', {'DISK_GB': disk}))]
+                if served else [])
+    requests = _shared_disk_requests(shared_disk, disk)
+    for limit in (None, 1):
+        for params in requests:
+            assert _allocations(shared_disk, params, limit) == expected
+    # 135 - 30 - 50: 55 left.
+    shared_disk.allocate('SS', 'DISK_GB', 50)
+    for params in requests:
+        assert _allocations(shared_disk, params) == (
+            expected if disk <= 55 else [])
+
+
+def _allocations(world, params, limit=None):
+    """:meth:`World.allocations` of a request's ``params``."""
+    params = dict(params)
+    return world.allocations(*params.pop('groups'), limit=limit, **params)
+
+
+def test_the_narrowing_statement_probes_no_capacity(shared_disk,
+                                                    monkeypatch):
+    """The window's narrowing statement reads no inventory and no
+    allocation, those of the sharing providers neither (their capacity
+    is tested on what the look-up of the names read), and answers as
+    when every capacity was probed (an explanation's statements)."""
+    monkeypatch.setattr(candidate_narrowing, '_KEPT', kept.Kept(256))
+    built = []
+    window_statement = candidate_narrowing.Narrowing._window_statement
+
+    def recorded(narrowing, *args):
+        built.append(window_statement(narrowing, *args))
+        return built[-1]
+    monkeypatch.setattr(candidate_narrowing.Narrowing, '_window_statement',
+                        recorded)
+    requests = [*_shared_disk_requests(shared_disk, 20),
+                *_shared_disk_requests(shared_disk, 110)]
+    tested = _answers_by_limit(shared_disk, requests, 'depth-first')
+    assert built
+    with shared_disk.db.reader() as conn:
+        for statement in built:
+            sql = str(statement.compile(dialect=conn.dialect))
+            assert 'allocations' not in sql and 'inventories' not in sql
+    assert tested[0][0] and not tested[-1][0]
+    _capacity_probed(monkeypatch)
+    assert tested == _answers_by_limit(shared_disk, requests,
+                                       'depth-first')
+
+
+def test_an_explanation_counts_a_full_sharing_provider_out(shared_disk):
+    """The explanation narrows as the search does: a sharing disk that
+    cannot serve reaches no tree, one that can is counted as the trees
+    it reaches."""
+    for disk, trees in ((20, 1), (110, 0)):
+        for params in _shared_disk_requests(shared_disk, disk)[:1]:
+            with shared_disk.db.reader() as conn:
+                explained = explain.explain(conn, Request(**params), 10)
+            assert (explained.trees, explained.candidates) == (
+                trees, trees)
 
 
 WINDOW_REQUESTS = [
