@@ -995,7 +995,7 @@ def _folded_usage():
             .correlate(_INV).scalar_subquery())
     return (sa.select(candidate_folding.aggregated(
                 candidate_folding.as_text(_INV.c.resource_class_id)
-                + candidate_folding.constant(':')
+                + tagged_union.constant(':')
                 + candidate_folding.as_text(used), ','))
             .where(_INV.c.resource_provider_id == RP.c.id)
             .correlate(RP).scalar_subquery())
