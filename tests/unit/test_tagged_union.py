@@ -3,13 +3,14 @@ and the UNION of tagged queries read back on a real (SQLite) database."""
 
 import pytest
 import sqlalchemy as sa
+from sqlalchemy.dialects import sqlite
 
 from placement.objects import tagged_union
 
 
 def _rendered(expression):
     return str(sa.select(expression).compile(
-        dialect=sa.dialects.sqlite.dialect()))
+        dialect=sqlite.dialect()))
 
 
 def test_constants_are_written_in_the_statement():
