@@ -24,7 +24,6 @@ from placement.objects import candidate_names
 from placement.objects import candidate_request
 from placement.objects import candidate_tree
 from placement.objects import candidate_windows
-from placement.objects import capacity
 from placement.objects import conditions
 from placement.objects import kept
 from placement.objects import name_table
@@ -33,8 +32,6 @@ from placement.objects import tagged_union
 from placement.objects import trait
 
 RP = models.ResourceProvider.__table__
-_ALLOC = models.Allocation.__table__
-_INV = models.Inventory.__table__
 _RC = models.ResourceClass.__table__
 _RP_AGG = models.ResourceProviderAggregate.__table__
 _RP_TRAIT = models.ResourceProviderTrait.__table__
@@ -943,9 +940,7 @@ def _sharing_providers(rows, names):
         if capacities and provider_id not in inventories:
             folded, used = capacities
             inventories[provider_id] = names.shared(
-                (folded, tuple(sorted(
-                    tuple(map(int, pair.split(':')))
-                    for pair in used.split(',')) if used else ())),
+                (folded, candidate_folding.decode_usage(used)),
                 candidate_folding.decode_inventories)
     return sharing, shared_by, held, inventories
 
@@ -955,7 +950,7 @@ def _sharing_query(traits, capacities):
     root, one of its aggregates (or none), the ids of those of trait
     names ``traits`` it has and, if ``capacities``, its inventories
     (:func:`candidate_folding.folded_inventories`) and their usage
-    (:func:`_folded_usage`), folded
+    (:func:`candidate_folding.folded_usage`), folded
     (:func:`candidate_folding.folded_row`), and its id.
 
     The sharing trait is found by name, a join from its row (its
@@ -972,33 +967,14 @@ def _sharing_query(traits, capacities):
             _ROOT_ID, _RP_AGG.c.aggregate_id,
             candidate_folding.folded_traits(
                 name_table.ids_named(trait.TRAIT, traits)),
-            *([candidate_folding.folded_inventories(), _folded_usage()]
+            *([candidate_folding.folded_inventories(),
+               candidate_folding.folded_usage()]
               if capacities else [])]),
             RP.c.id)
         .join(_RP_TRAIT, _RP_TRAIT.c.resource_provider_id == RP.c.id)
         .join(sharing_trait, sharing_trait.c.id == _RP_TRAIT.c.trait_id)
         .outerjoin(_RP_AGG, _RP_AGG.c.resource_provider_id == RP.c.id)
         .where(sharing_trait.c.name == _SHARES))
-
-
-def _folded_usage():
-    """SQL: what the allocations of each inventory of the provider of
-    :data:`RP` use, as ``class id:used`` joined by ``,`` (None without
-    any): an inventory without allocations has a NULL sum, its text
-    NULL, which the aggregate leaves out.
-
-    A sum per inventory, in the provider's row: a query of the sharing
-    providers' allocations grouped apart read their traits once more
-    (PostgreSQL scans every provider's at 2,000 providers)."""
-    used = (sa.select(sa.func.sum(_ALLOC.c.used))
-            .where(capacity.of_inventory_sql(_ALLOC.c, _INV.c))
-            .correlate(_INV).scalar_subquery())
-    return (sa.select(candidate_folding.aggregated(
-                candidate_folding.as_text(_INV.c.resource_class_id)
-                + tagged_union.constant(':')
-                + candidate_folding.as_text(used), ','))
-            .where(_INV.c.resource_provider_id == RP.c.id)
-            .correlate(RP).scalar_subquery())
 
 
 def _anchors(conn, sharing, shared_by, window, anchored=None):
