@@ -39,6 +39,23 @@ class _Server:
         self.process = None
         self.log = open(os.path.join(self.directory, 'server.log'), 'ab')
 
+    def initialise(self, command):
+        """Run ``command``, which creates ``self.datadir``; try a second
+        time into an empty directory, and fail with the end of its log.
+
+        CI once saw mariadb-install-db exit 1 on a machine where it passed
+        before and after; its log, which went unread then, says why.
+        """
+        for _attempt in (1, 2):
+            if subprocess.run(command, stdout=self.log,
+                              stderr=subprocess.STDOUT).returncode == 0:
+                return
+            shutil.rmtree(self.datadir, ignore_errors=True)
+        self.log.flush()
+        with open(self.log.name, errors='replace') as log:
+            tail = ''.join(log.readlines()[-30:])
+        raise RuntimeError(f'{command[0]} failed twice; its log:\n{tail}')
+
     @property
     def admin_url(self):
         raise NotImplementedError
@@ -107,11 +124,10 @@ class MariaDB(_Server):
         super().__init__()
         self.options = list(options)
         self.datadir = os.path.join(self.directory, 'data')
-        subprocess.run(
+        self.initialise(
             ['mariadb-install-db', '--no-defaults',
              f'--datadir={self.datadir}', '--user=root',
-             '--auth-root-authentication-method=normal', '--skip-test-db'],
-            check=True, stdout=self.log, stderr=subprocess.STDOUT)
+             '--auth-root-authentication-method=normal', '--skip-test-db'])
 
     @property
     def admin_url(self):
@@ -135,10 +151,9 @@ class PostgreSQL(_Server):
         super().__init__()
         self.datadir = os.path.join(self.directory, 'data')
         shutil.chown(self.directory, 'postgres')
-        subprocess.run(
+        self.initialise(
             self._as_postgres(_postgres_binary('initdb'), '-D', self.datadir,
-                              '-A', 'trust', '-U', 'postgres', '--no-sync'),
-            check=True, stdout=self.log, stderr=subprocess.STDOUT)
+                              '-A', 'trust', '-U', 'postgres', '--no-sync'))
 
     @staticmethod
     def _as_postgres(*command):
