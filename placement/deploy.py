@@ -118,6 +118,7 @@ def check(conf):
     """
     policy.make_enforcer(conf)
     zones.Zones.from_conf(conf)
+    auth.check(conf)
     prepare_database(conf).dispose()
 
 
