@@ -118,8 +118,8 @@ def check(conf):
     """
     policy.make_enforcer(conf)
     zones.Zones.from_conf(conf)
-    auth.check(conf)
     prepare_database(conf).dispose()
+    auth.check(conf)
 
 
 def loadapp(conf):
