@@ -6,12 +6,16 @@ document, the reports' web page) and the page's assets
 user for a token for the JSON reports.
 """
 
+import importlib
+
 import webob
 import webob.dec
 import webob.exc
+from keystoneauth1 import exceptions as keystoneauth_exceptions
 from keystonemiddleware import auth_token
 from keystonemiddleware.auth_token import _request as auth_token_request
 
+from placement import fatal
 from placement import operations
 from placement import wsgi_wrapper
 
@@ -121,13 +125,64 @@ class NoAuthMiddleware:
         return self.application
 
 
+#: keystonemiddleware's section.
+_AUTH_GROUP = 'keystone_authtoken'
+
+
+def _check_memcached_client(conf):
+    """A ConfigurationError unless the memcached client module that
+    keystonemiddleware imports for ``memcached_servers`` is installed:
+    python-binary-memcached with SASL (or TLS through oslo.cache's
+    pool), python-memcached otherwise. ``conf``: keystonemiddleware's."""
+    if not conf.get('memcached_servers') or conf.get('cache'):
+        return
+    sasl = conf.get('memcache_sasl_enabled')
+    tls = conf.get('memcache_tls_enabled')
+    if sasl or (tls and conf.get('memcache_use_advanced_pool')):
+        module, package = 'bmemcached', 'python-binary-memcached'
+    else:
+        module, package = 'memcache', 'python-memcached'
+    try:
+        importlib.import_module(module)
+    except ImportError as exc:
+        raise fatal.ConfigurationError(
+            f'[{_AUTH_GROUP}] memcached_servers is set but its client, '
+            f'{package}, is not installed ({exc})') from exc
+
+
 class KeystoneAuth(auth_token.AuthProtocol):
-    """keystonemiddleware's auth_token, except for the public paths."""
+    """keystonemiddleware's auth_token, except for the public paths.
+
+    What keystonemiddleware finds wrong only at a client's request, and
+    then at every request (an auth plugin it cannot load, the memcached
+    client it needs not installed: a 500 each time), stops the service
+    at start instead, in one line (:class:`fatal.ConfigurationError`).
+    Its 503 while keystone cannot validate a token (unreachable, or
+    refusing the service's own credentials: its log says which) is the
+    API's JSON error document, not webob's HTML page.
+    """
+
+    def __init__(self, application, conf):
+        try:
+            super().__init__(application, {'oslo_config_config': conf})
+        except keystoneauth_exceptions.AuthPluginException as exc:
+            group = self._conf.get('auth_section') or _AUTH_GROUP
+            raise fatal.ConfigurationError(
+                f'[{group}] auth_type = '
+                f'{self._conf.get("auth_type", group=group)}: {exc}'
+            ) from exc
+        _check_memcached_client(self._conf)
 
     def __call__(self, environ, start_response):
         if _is_public(environ):
             return self._app(environ, start_response)
         return super().__call__(environ, start_response)
+
+    def process_request(self, request):
+        try:
+            return super().process_request(request)
+        except webob.exc.HTTPServiceUnavailable as exc:
+            return wsgi_wrapper.error_response(request, exc)
 
 
 def make_middleware(conf):
@@ -136,5 +191,10 @@ def make_middleware(conf):
         return NoAuthMiddleware
 
     def _keystone(application):
-        return KeystoneAuth(application, {'oslo_config_config': conf})
+        return KeystoneAuth(application, conf)
     return _keystone
+
+
+def check(conf):
+    """Raise the ConfigurationError the middleware would raise, if any."""
+    make_middleware(conf)(None)

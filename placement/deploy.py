@@ -119,6 +119,7 @@ def check(conf):
     policy.make_enforcer(conf)
     zones.Zones.from_conf(conf)
     prepare_database(conf).dispose()
+    auth.check(conf)
 
 
 def loadapp(conf):

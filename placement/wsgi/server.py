@@ -338,6 +338,19 @@ class _Channel(channel.HTTPChannel):
         self.served = True
         super().service()
 
+    def send_continue(self):
+        """waitress's ``100 Continue``, only for a body still to read.
+
+        waitress sends it for any request that asks, and then waits for
+        a body: a request without one (a GET, ``Content-Length: 0``), or
+        one already refused on its head (a body over the limit), was
+        answered only when its body timeout closed the connection.
+        """
+        if self.request.completed:
+            self.request.expect_continue = False
+            return
+        super().send_continue()
+
     def expired(self, limits, now):
         """Whether the client has been too slow for ``limits``."""
         if self.total_outbufs_len:

@@ -231,3 +231,20 @@ auth_strategy = noauth2
                           config_dir=config_dir)
     assert test_status.results(status.stdout)['Configuration Files'] == (
         'Success')
+
+
+def test_placement_api_stops_on_an_auth_plugin_it_cannot_load(config_dir):
+    """keystonemiddleware loads its auth plugin in each worker, where it
+    failed with a traceback and the workers' boot loop."""
+    commands.write_config(
+        config_dir / 'placement.conf', api={'auth_strategy': 'keystone'},
+        placement_database={
+            'connection': f'sqlite:///{config_dir}/placement.sqlite',
+            'sync_on_startup': True},
+        keystone_authtoken={'auth_type': 'bogus'})
+    api = commands.placement_api(config_dir)
+    assert api.returncode == fatal.CONFIGURATION_ERROR
+    assert 'Traceback' not in api.stderr
+    assert api.stderr.splitlines()[-1] == (
+        'placement-api: [keystone_authtoken] auth_type = bogus: The plugin '
+        'bogus could not be found')

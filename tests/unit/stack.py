@@ -37,14 +37,17 @@ def call(application, path='/', version='latest', headers=None, **kwargs):
     return req.get_response(wrap(application))
 
 
-def service(monkeypatch, table, **overrides):
+def service(monkeypatch, table, config_file=None, **overrides):
     """The deployed stack, noauth2, routing ``table`` (of Operations).
 
-    ``overrides`` are ``group__option=value`` configuration overrides.
+    ``overrides`` are ``group__option=value`` configuration overrides,
+    on the options of ``config_file`` if given (for those registered
+    only as the stack is built: keystonemiddleware's auth plugin's).
     """
     monkeypatch.setattr(operations, 'OPERATIONS', table)
     conf = loading.new_conf()
-    conf([], project='placement', default_config_files=[])
+    conf(['--config-file', str(config_file)] if config_file else [],
+         project='placement', default_config_files=[])
     conf.set_override('auth_strategy', 'noauth2', group='api')
     for key, value in overrides.items():
         group, name = key.split('__', 1)

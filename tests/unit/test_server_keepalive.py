@@ -8,16 +8,13 @@ import dataclasses
 import http.client
 import io
 import socket
-import threading
 import time
 
 import pytest
-from waitress import adjustments
-from waitress import task
-from waitress import wasyncore
 
 from placement.wsgi import server
 from tests import processes
+from tests.unit import worker_loop
 
 LIMITS = server.ClientLimits(
     header_timeout=10, body_timeout=10, send_timeout=10,
@@ -51,34 +48,11 @@ def _application(served):
 @contextlib.contextmanager
 def _serving(limits):
     """(address, the client ports of the requests served, the listener)
-    of the worker's listener serving :func:`_application` within ``limits``,
-    its loop in a thread checking deadlines as often as the worker's."""
+    of the worker serving :func:`_application` within ``limits``."""
     served = []
-    sock = socket.create_server(('127.0.0.1', 0))
-    adj = adjustments.Adjustments(
-        sockets=[sock], threads=2, asyncore_use_poll=True,
-        cleanup_interval=server.CHECK_INTERVAL)
-    dispatcher = task.ThreadedTaskDispatcher()
-    dispatcher.set_thread_count(2)
-    socket_map = {}
-    listener = server._Listener(_application(served), socket_map, sock,
-                                dispatcher, adj, limits)
-    stop = threading.Event()
-
-    def loop():
-        while not stop.is_set():
-            wasyncore.loop(timeout=0.05, use_poll=True, map=socket_map,
-                           count=1)
-
-    looping = threading.Thread(target=loop)
-    looping.start()
-    try:
-        yield sock.getsockname(), served, listener
-    finally:
-        stop.set()
-        looping.join()
-        dispatcher.shutdown(timeout=1)
-        wasyncore.close_all(socket_map)
+    with worker_loop.serving(_application(served), limits) as (
+            address, listener):
+        yield address, served, listener
 
 
 @pytest.fixture
