@@ -2,6 +2,10 @@
 provider's inventories, traits, aggregates and allocations (GET
 /resource_providers/{uuid}/...): one statement each, which finds the
 provider and its rows together; a missing provider is the same 404.
+And of the provider listing (GET /resource_providers): one statement
+a page. On PostgreSQL all of them without a transaction (no BEGIN, no
+COMMIT), but the rest of a listing longer than a page, read on a
+server-side cursor.
 """
 
 import uuid
