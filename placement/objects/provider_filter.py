@@ -169,7 +169,12 @@ def list_providers(conn, filters, read):
     unpacked by position), by id, as the database sends them
     (:func:`db_api.paged`), read all there.
 
-    Unknown resource classes and traits are BadRequest.
+    Unknown resource classes and traits are BadRequest. Read committed
+    (:func:`db_api.read_committed`: on PostgreSQL without BEGIN and
+    COMMIT, two of a page's four round trips): the look-up of the names
+    and the listing of their ids each read what was committed before
+    it, as they did in a transaction at PostgreSQL's READ COMMITTED;
+    a page and the rest after it were read so already.
     """
     return read(_listed(conn, filters))
 
