@@ -240,17 +240,30 @@ def _setup_postgresql(engine, db_conf):
 
     @event.listens_for(engine, 'begin')
     def _on_begin(conn):
-        # psycopg2's autocommit is a flag of the client: setting it
-        # sends nothing (SQLAlchemy's AUTOCOMMIT isolation level would
-        # send a SET when it is reset), and psycopg2 then sends neither
-        # BEGIN nor COMMIT. Not on a connection in a transaction already
-        # (left open by another 'connect' listener): psycopg2 refuses to
+        # A read_committed read runs without a transaction. psycopg2's
+        # autocommit is a flag of the client: setting it sends nothing
+        # (SQLAlchemy's AUTOCOMMIT isolation level would send a SET when
+        # it is reset), and psycopg2 then sends neither BEGIN nor
+        # COMMIT. Not on a connection in a transaction already (left
+        # open by another 'connect' listener): psycopg2 refuses to
         # switch it, and the read goes on in that transaction.
         dbapi_connection = conn.connection.dbapi_connection
-        if (conn.get_execution_options().get(_SINGLE_STATEMENT)
+        if (conn.get_execution_options().get(_COMMITTED_READ)
                 and dbapi_connection.info.transaction_status
                 == _PQTRANS_IDLE):
             dbapi_connection.autocommit = True
+
+    @event.listens_for(engine, 'set_connection_execution_options')
+    def _on_options(conn, options):
+        # A server-side cursor (streamed) lives in a transaction:
+        # psycopg2 switched back sends BEGIN before its DECLARE, and the
+        # read's COMMIT ends it. The statements before it were read
+        # without one, each in a snapshot of its own, as in a
+        # transaction at READ COMMITTED.
+        if options.get('stream_results'):
+            dbapi_connection = conn.connection.dbapi_connection
+            if dbapi_connection.autocommit:
+                dbapi_connection.autocommit = False
 
     @event.listens_for(engine, 'checkin')
     def _on_checkin(dbapi_connection, _record):
@@ -528,24 +541,28 @@ _PREPARES = 'placement_prepares'
 _REFUSED = 'placement_prepares_refused'
 
 
-def single_statement(operation):
-    """Mark a read ``operation`` that sends one statement and streams
-    nothing, which needs no transaction: one statement sees one snapshot.
+def read_committed(operation):
+    """Mark a read ``operation`` that is right when each of its
+    statements reads what was committed before it (READ COMMITTED): one
+    statement, or statements that stand alone (the look-up of the names
+    a listing asks for, then the listing of their ids).
 
     :meth:`Database.read` runs it so on PostgreSQL
-    (:func:`_setup_postgresql`): no BEGIN and no COMMIT, two of its
-    three round trips. On MySQL switching a connection to autocommit and
-    back would cost a round trip each way, more than the COMMIT it
-    spares. A streamed read needs a transaction for its server-side
-    cursor.
+    (:func:`_setup_postgresql`): without a transaction, each statement
+    in a snapshot of its own (as each statement of a transaction at
+    READ COMMITTED, PostgreSQL's default), so no BEGIN and no COMMIT,
+    two round trips, until it streams: a server-side cursor needs a
+    transaction, opened before it. On MySQL it is any read: switching a
+    connection to autocommit and back would cost a round trip each
+    way, more than the COMMIT it spares.
     """
-    setattr(operation, _SINGLE_STATEMENT, True)
+    setattr(operation, _COMMITTED_READ, True)
     return operation
 
 
-#: The attribute of a :func:`single_statement` operation, and the
+#: The attribute of a :func:`read_committed` operation, and the
 #: execution option of its connection.
-_SINGLE_STATEMENT = 'placement_single_statement'
+_COMMITTED_READ = 'placement_committed_read'
 
 
 class RetryTransaction(Exception):
@@ -606,15 +623,16 @@ class Database:
 
     def read(self, operation, *args, primary=False, **kwargs):
         """``operation(conn, *args, **kwargs)`` in a read transaction
-        (none for a :func:`single_statement` on PostgreSQL).
+        (none for a :func:`read_committed` one on PostgreSQL until it
+        streams).
 
         On the ``slave_connection`` database when one is configured,
         unless ``primary``: a read that a write of the same request
         depends on must see what the client wrote before.
         """
         engine = self.engine if primary else self.reader_engine
-        options = ({_SINGLE_STATEMENT: True}
-                   if getattr(operation, _SINGLE_STATEMENT, False) else {})
+        options = ({_COMMITTED_READ: True}
+                   if getattr(operation, _COMMITTED_READ, False) else {})
         return self._run('read', engine, options, 0, operation, args,
                          kwargs)
 

@@ -1,5 +1,7 @@
 """Handlers of /resource_providers and /resource_providers/{uuid}."""
 
+import functools
+
 import orjson
 from oslo_utils import uuidutils
 
@@ -87,14 +89,15 @@ def list_resource_providers(req):
     filters = provider_query.list_filter(microversion.of(req), query.of(req))
     with provider_query.resources_named_known():
         providers, last_modified = context.db.read(
-            _serialised_providers, req, filters)
+            provider_filter.list_providers, filters,
+            functools.partial(_serialised_providers, req))
     return util.Result({'resource_providers': providers},
                        last_modified=last_modified)
 
 
-def _serialised_providers(conn, req, filters):
-    """The listed providers as a :class:`util.SerialisedArray`, and the
-    latest of their last changes.
+def _serialised_providers(req, rows):
+    """The listed providers of ``rows`` as a :class:`util.SerialisedArray`,
+    and the latest of their last changes.
 
     Serialised as the database sends the rows: 100,000 providers as
     rows cost about as much memory as their JSON, and are never held
@@ -105,12 +108,11 @@ def _serialised_providers(conn, req, filters):
     newest = name_table.Newest()
     serialize = serializer(req)
 
-    def serialised(rows):
+    def serialised():
         for uuid, name, generation, parent_uuid, root_uuid, changed in rows:
             newest.note(changed)
             yield serialize(uuid, name, generation, parent_uuid, root_uuid)
-    providers = util.SerialisedArray(serialised(
-        provider_filter.list_providers(conn, filters)))
+    providers = util.SerialisedArray(serialised())
     return providers, newest.value
 
 

@@ -65,7 +65,7 @@ def ids_of(uuids):
     return select_ids(uuids).with_only_columns(AGG.c.id)
 
 
-@db_api.single_statement
+@db_api.read_committed
 def of_provider(conn, uuid):
     """``(provider generation, sorted aggregate uuids)`` of provider
     ``uuid``."""

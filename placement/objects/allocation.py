@@ -497,14 +497,14 @@ def delete_consumer(db, uuid, retries):
     db.write(_delete_consumer, uuid, conflict_retries=retries)
 
 
-@db_api.single_statement
+@db_api.read_committed
 def of_consumer(conn, uuid):
     """The allocation rows of consumer ``uuid``, each with what is shown
     of the consumer (:data:`_OF_CONSUMER`), in one statement."""
     return conn.execute(_OF_CONSUMER, {'uuid': uuid}).all()
 
 
-@db_api.single_statement
+@db_api.read_committed
 def of_provider(conn, uuid):
     """``(provider generation, allocation rows)`` of provider ``uuid``
     (the rows of :data:`_OF_PROVIDER_UUID`), in one statement."""

@@ -392,7 +392,7 @@ def delete(conn, provider, class_name):
 # by uuid in the same transaction.
 
 
-@db_api.single_statement
+@db_api.read_committed
 def of_provider(conn, uuid):
     """``(provider generation, {class name: Inventory})``."""
     rows = resource_provider.joined_rows(conn, _OF_PROVIDER_UUID, uuid)

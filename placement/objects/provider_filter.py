@@ -162,14 +162,25 @@ def _count(amounts, required, forbidden, groups, forbidden_aggregates):
             + sum(map(len, groups or ())) + len(forbidden_aggregates))
 
 
-def list_providers(conn, filters):
-    """Provider rows (:func:`resource_provider.select_listed`'s columns
-    after the id, unpacked by position), by id, as the database sends
-    them (:func:`db_api.paged`): read them all before the next
-    statement.
+@db_api.read_committed
+def list_providers(conn, filters, read):
+    """``read(rows)``, of the provider rows
+    (:func:`resource_provider.select_listed`'s columns after the id,
+    unpacked by position), by id, as the database sends them
+    (:func:`db_api.paged`), read all there.
 
-    Unknown resource classes and traits are BadRequest.
+    Unknown resource classes and traits are BadRequest. Read committed
+    (:func:`db_api.read_committed`: on PostgreSQL without BEGIN and
+    COMMIT, two of a page's four round trips): the look-up of the names
+    and the listing of their ids each read what was committed before
+    it, as they did in a transaction at PostgreSQL's READ COMMITTED;
+    a page and the rest after it were read so already.
     """
+    return read(_listed(conn, filters))
+
+
+def _listed(conn, filters):
+    """The rows of :func:`list_providers`."""
     # Checked first: naming an unknown class or trait is an error even
     # when another filter already excludes everything.
     ids = _named_ids(conn, filters)

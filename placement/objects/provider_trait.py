@@ -34,7 +34,7 @@ def replace_of(conn, uuid, generation, names):
     return after
 
 
-@db_api.single_statement
+@db_api.read_committed
 def of_provider(conn, uuid):
     """``(generation, last change, sorted trait names)`` of provider
     ``uuid`` (the change naive UTC, as :func:`name_table.changed`)."""

@@ -2,6 +2,10 @@
 provider's inventories, traits, aggregates and allocations (GET
 /resource_providers/{uuid}/...): one statement each, which finds the
 provider and its rows together; a missing provider is the same 404.
+And of the provider listing (GET /resource_providers): one statement
+a page. On PostgreSQL all of them without a transaction (no BEGIN, no
+COMMIT), but the rest of a listing longer than a page, read on a
+server-side cursor.
 """
 
 import uuid
@@ -9,6 +13,10 @@ import uuid
 import pytest
 from sqlalchemy import event
 
+from placement.db import api as db_api
+from placement.objects import kept
+from placement.objects import provider_filter
+from placement.objects import resource_provider
 from tests.functional import round_trips
 
 pytestmark = pytest.mark.db
@@ -98,11 +106,11 @@ def test_a_missing_provider_is_404_in_one_statement_or_none(
         [] if missing == 'not-a-uuid' else ['SELECT'])
 
 
-def test_a_listing_reads_in_a_transaction(api):
-    """A listing longer than a page would go on on a server-side cursor,
-    which needs one on PostgreSQL: psycopg2 sends BEGIN before the
-    statement. A listing of one page is one statement, without a cursor
-    (no DECLARE, FETCH or CLOSE)."""
+def test_a_listing_of_one_page_reads_without_a_transaction(api):
+    """A listing of one page is one statement, without a cursor (no
+    DECLARE, FETCH or CLOSE), and on PostgreSQL without a transaction
+    (no BEGIN, no COMMIT): at READ COMMITTED each statement reads a
+    snapshot of its own in one anyway."""
     rp_uuid = _provider(api, False)
     with round_trips.RoundTrips(api.db.engine) as trips:
         response = api.request(
@@ -111,7 +119,35 @@ def test_a_listing_reads_in_a_transaction(api):
     assert [provider['uuid'] for provider
             in response.json['resource_providers']] == [rp_uuid]
     assert trips.statements == ['SELECT']
-    assert trips.streamed == 0
+    assert (trips.streamed, trips.begins) == (0, 0)
+
+
+@pytest.mark.parametrize('query', ['', '?resources=VCPU:1'])
+def test_a_listing_past_its_page_opens_a_transaction_for_its_cursor(
+        api, monkeypatch, query):
+    """The rest of a listing longer than a page is read on a server-side
+    cursor, which needs a transaction on PostgreSQL: psycopg2 sends BEGIN
+    before it, once, and the page before it was read without one. Read
+    again, the listing is read whole on a cursor, BEGIN before it."""
+    monkeypatch.setattr(db_api, 'BATCH', 2)
+    # (MariaDB's listing folded: one provider a text.)
+    monkeypatch.setattr(resource_provider, 'LISTED_PER_TEXT', 1)
+    monkeypatch.setattr(provider_filter, '_KEPT', kept.Kept(128))
+    uuids = [api.provider({'VCPU': {'total': 1}}) for _ in range(5)]
+    for _ in range(2):
+        with round_trips.RoundTrips(api.db.engine) as trips:
+            response = api.request('GET', f'/resource_providers{query}')
+        assert response.status_int == 200, response.text
+        assert [provider['uuid'] for provider
+                in response.json['resource_providers']] == uuids
+        assert trips.streamed == 1
+        assert trips.begins == (api.db.backend == 'postgresql')
+    # The connection went back to the pool as it was: a write on it is
+    # one transaction.
+    with round_trips.RoundTrips(api.db.engine) as trips:
+        response = api.request('PUT', f'/resource_providers/{uuids[0]}',
+                               body={'name': 'renamed'})
+    assert response.status_int == 200, response.text
     assert trips.begins == (api.db.backend == 'postgresql')
 
 
@@ -156,8 +192,9 @@ def test_a_listing_runs_its_statements_kept_built_without_a_cursor(api):
     """The look-up of a listing's trait and aggregates, and the listing
     (its first page: all of it), run again from the SQL of their first
     run, prepared on PostgreSQL and MariaDB, not built and compiled at
-    each request, and without a server-side cursor: on PostgreSQL BEGIN,
-    the two statements, COMMIT."""
+    each request, and without a server-side cursor; on PostgreSQL
+    without a transaction: the two statements alone, no BEGIN and no
+    COMMIT."""
     rp_uuid = _provider(api, True)
     path = f'/resource_providers?member_of={AGG}&required=HW_CPU_X86_AVX2'
     runs = []
@@ -177,6 +214,4 @@ def test_a_listing_runs_its_statements_kept_built_without_a_cursor(api):
     run_again = 'SELECT' if api.db.backend == 'sqlite' else 'EXECUTE'
     assert runs[-2:] == [(run_again, False)] * 2
     assert trips.statements == [run_again] * 2
-    assert trips.streamed == 0
-    assert (trips.commits, trips.begins) == (
-        1, api.db.backend == 'postgresql')
+    assert (trips.streamed, trips.commits, trips.begins) == (0, 1, 0)
