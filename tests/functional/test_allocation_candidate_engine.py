@@ -1400,7 +1400,7 @@ def test_the_narrowing_statement_makes_no_on_disk_table(sharing_kinds):
         narrowing = candidate_narrowing.Narrowing(conn, request)
         statement = narrowing._window_statement(
             candidate_narrowing._one_query_each(request.groups),
-            (0, 1000), True)
+            (0, conn.scalar(sa.select(sa.func.max(RP.c.id)))), True)
 
         def disk_tables():
             return int(conn.exec_driver_sql(
