@@ -912,7 +912,10 @@ def _look_up(conn, request, explaining, limit):
                 conn, {class_id: name for name, class_id in rows[_CLASS]}),
             name_table.found_and_unknown(traits, rows[_TRAIT]),
             aggregate.canonical_ids(rows.get(_AGGREGATE, ())),
-            rows[_SHARING], may_match, dict(rows.get(_IN_TREE, ())))
+            rows[_SHARING], may_match,
+            # By the canonical (lower case) uuid asked: MariaDB's
+            # collation matches a row of another case.
+            {uuid.lower(): root for uuid, root in rows.get(_IN_TREE, ())})
 
 
 def _may_match_columns(request, limit):

@@ -1288,6 +1288,12 @@ def sharing_kinds(world):
                    traits=[SHARES, 'CUSTOM_BAD'])
     world.provider('CN', inventory={'VCPU': 4}, traits=['CUSTOM_GOLD'],
                    aggregates=['aggA', 'aggR'])
+    # A uuid stored in upper case (written before uuids were made
+    # canonical): MariaDB's collation matches the lower case one asked.
+    world.provider('SU', inventory={'DISK_GB': 100}, traits=[SHARES])
+    with world.db.writer() as conn:
+        conn.execute(sa.update(RP).where(RP.c.uuid == world.uuids['SU'])
+                     .values(uuid=world.uuids['SU'].upper()))
     return world
 
 
@@ -1316,6 +1322,7 @@ def _sharing_kinds_groups(world):
             Group(suffix, disk, in_tree=world.uuids['RT']),
             Group(suffix, disk, in_tree=world.uuids['SA']),
             Group(suffix, disk, in_tree=str(uuid.uuid4())),
+            Group(suffix, disk, in_tree=world.uuids['SU']),
         ]
     return found
 
@@ -1360,12 +1367,14 @@ def test_suffixed_groups_of_one_query_flag_sharing_providers_by_traits(
                       group_policy='none')
     with world.db.reader() as conn:
         narrowing = candidate_narrowing.Narrowing(conn, request)
-        ids = {provider_id: world.names[uuid_] for uuid_, provider_id in (
-            conn.execute(sa.select(RP.c.uuid, RP.c.id)))}
+        ids = {provider_id: world.names[uuid_.lower()]
+               for uuid_, provider_id in conn.execute(
+                   sa.select(RP.c.uuid, RP.c.id))}
         # The last fields: a flag per group.
         rows = {ids[int(row[0])]: row[-2:]
                 for row in narrowing._sharing_rows(list(groups))}
-    assert rows == {'SA': ['1', '1'], 'SB': ['0', '1'], 'SC': ['0', '1']}
+    assert rows == {'SA': ['1', '1'], 'SB': ['0', '1'], 'SC': ['0', '1'],
+                    'SU': ['0', '1']}
 
 
 def test_a_tree_s_aggregates_are_each_named_once(world):
