@@ -11,6 +11,8 @@ columns in 2.7 ms of CPU, their folded string in 0.5 ms).
 import typing
 
 import sqlalchemy as sa
+from sqlalchemy.ext import compiler
+from sqlalchemy.sql import functions
 
 from placement.db import models
 from placement.objects import candidate_tree
@@ -236,6 +238,51 @@ def folded_traits(trait_ids=None):
         conditions.append(_RP_TRAIT.c.trait_id.in_(trait_ids))
     return (sa.select(aggregated(as_text(_RP_TRAIT.c.trait_id), ','))
         .where(*conditions).correlate(RP).scalar_subquery())
+
+
+def ids_among(column, ids):
+    """SQL aggregate: the distinct values of the integer ``column``, all
+    of them among ``ids``, joined by ``,`` (None without any), as a text
+    no longer than ``ids`` joined.
+
+    Its length is what MariaDB keeps it as: a GROUP_CONCAT is as long
+    as ``group_concat_max_len`` (16 MB here, :mod:`placement.db.api`),
+    so a BLOB, and a derived table or an aggregate's rows holding one
+    go to an on-disk (Aria) temporary table, made and dropped at each
+    execution, rather than one in memory: 0.2 ms of its CPU each, two
+    of them for the member_of + required query's narrowing statement.
+    Distinct, the values' text is no longer than the length given.
+    """
+    return sa.cast(_distinct_ids(as_text(column)),
+                   sa.String(len(','.join(map(str, ids)))))
+
+
+class _distinct_ids(functions.GenericFunction):  # noqa: N801 (SQL)
+    """The distinct values of a text, joined by ``,``."""
+
+    type = sa.String()
+    inherit_cache = True
+
+
+@compiler.compiles(_distinct_ids)
+def _distinct_ids_default(element, compiler_, **kwargs):
+    return (f"string_agg(DISTINCT "
+            f"{compiler_.process(element.clauses, **kwargs)}, ',')")
+
+
+@compiler.compiles(_distinct_ids, 'mysql')
+@compiler.compiles(_distinct_ids, 'mariadb')
+def _distinct_ids_mysql(element, compiler_, **kwargs):
+    return (f"group_concat(DISTINCT "
+            f"{compiler_.process(element.clauses, **kwargs)} SEPARATOR ',')")
+
+
+@compiler.compiles(_distinct_ids, 'sqlite')
+def _distinct_ids_sqlite(element, compiler_, **kwargs):
+    # SQLite's DISTINCT aggregate takes one argument: ',' is its
+    # default separator.
+    return (f'group_concat(DISTINCT '
+            f'{compiler_.process(element.clauses, **kwargs)})')
 
 
 def decode_inventories(folded_and_used, names):

@@ -12,6 +12,7 @@ tree is loaded.
 
 import collections
 import functools
+import itertools
 import typing
 
 import os_traits
@@ -49,8 +50,8 @@ SAMPLE_PER_LIMIT = 16
 SAMPLE = 4096
 #: What each row of :func:`_look_up` reads: the ids of names, a
 #: sharing provider, the tests of :meth:`Narrowing.may_match`.
-_CLASS, _TRAIT, _AGGREGATE, _SHARING, _MAY_MATCH = (
-    'class', 'trait', 'aggregate', 'sharing', 'may_match')
+_CLASS, _TRAIT, _AGGREGATE, _SHARING, _MAY_MATCH, _IN_TREE = (
+    'class', 'trait', 'aggregate', 'sharing', 'may_match', 'in_tree')
 #: The most tests of :meth:`Narrowing.may_match` (columns of one row).
 MOST_TESTS = 32
 #: The most required trait sets of the unsuffixed group whose probe of
@@ -85,7 +86,8 @@ class Narrowing:
         self.explaining = explaining
         self.limit = limit
         (names, (found, unknown), self.aggregate_ids, sharing,
-         self._may_match_row) = _look_up(conn, request, explaining, limit)
+         self._may_match_row, self.in_tree_roots) = _look_up(
+            conn, request, explaining, limit)
         #: The :class:`candidate_names.Names` of the request.
         self.names = names
         asked = {name for group in request.groups
@@ -97,14 +99,18 @@ class Narrowing:
         self.trait_ids = trait.known(
             found, [name for name in unknown if name != _SHARES])
         #: ``{sharing provider id: its root id}``, ``{aggregate id:
-        #: [sharing provider id]}``, the ids of the request's traits
-        #: that a sharing provider has, and ``{sharing provider id:
-        #: its inventories}`` (as :attr:`candidate_tree.Provider.inventories`,
+        #: [sharing provider id]}``, ``{sharing provider id:
+        #: SharingProvider}`` (what the conditions of a group test:
+        #: :meth:`_sharing_rows`), and ``{sharing provider id: its
+        #: inventories}`` (as :attr:`candidate_tree.Provider.inventories`,
         #: usage counted) that tell which slots it can serve
         #: (:meth:`_slots_by_query`; none read for a request narrowed
         #: by capacity alone, which loads their trees: :meth:`narrow`).
-        (self.sharing, self.shared_by, self.sharing_traits,
+        (self.sharing, self.shared_by, self.sharing_facts,
          self.sharing_inventories) = _sharing_providers(sharing, names)
+        #: The ids of the request's traits that a sharing provider has.
+        self.sharing_traits = frozenset().union(*(
+            facts.traits for facts in self.sharing_facts.values()))
         #: The aggregates of the sharing providers, whose roots in each
         #: window the window's narrowing statement reads too
         #: (:meth:`_slots_by_query`; none if no group allocates).
@@ -281,6 +287,8 @@ class Narrowing:
         found = {}
         for index, (keys, groups) in enumerate(each):
             rows = _rows(strings[str(index)])
+            if groups[0].resources:
+                rows = itertools.chain(rows, self._sharing_rows(groups))
             if trees is not None:
                 rows = _noting_trees(rows, trees)
             found.update(zip(keys, self._group_slots(groups, rows),
@@ -288,9 +296,9 @@ class Narrowing:
         anchored = (_roots_by_aggregate(strings[_ANCHORS]) if read_anchors
                     else _trees_by_aggregate(trees, window)
                     if trees is not None else None)
-        # The sharing providers' capacity is not probed by the
-        # statement (:meth:`_group_query`): tested on their inventories
-        # read with the names, before anything (the anchors, the root
+        # The sharing providers' capacity is not probed
+        # (:meth:`_sharing_rows`): tested on their inventories read
+        # with the names, before anything (the anchors, the root
         # traits) is decided by which slots they serve.
         return _serving_slots(
             [slot._replace(group=group) for group in self.request.groups
@@ -486,9 +494,10 @@ class Narrowing:
         costs what its providers cost, whatever the size of the cloud.
         ``after_load``: the capacity of the window's providers is tested
         once their trees are loaded (:meth:`narrow`): their flags are
-        true and their resources no condition. That of the sharing
-        providers is never probed: it is tested on their inventories
-        read with the names (:meth:`_slots_by_query`).
+        true and their resources no condition. The sharing providers of
+        a group with resources are left out: tested on what the look-up
+        read of them (:meth:`_sharing_rows`, their capacity by
+        :meth:`_slots_by_query`).
         """
         group = groups[0]
         slots = slot_resources(group)
@@ -505,7 +514,7 @@ class Narrowing:
             traits = [sa.or_(*trait_flags)]
         # The ids of each trait set, and the traits of them the provider
         # has, in one column however many the sets are.
-        held = ([candidate_folding.folded_traits(sorted(
+        held = ([_traits_held(sorted(
             frozenset().union(*map(self.trait_ids_of, collective))))]
             if collective else [])
         # Third, the anchored aggregates of the provider's tree, which
@@ -527,21 +536,67 @@ class Narrowing:
                     *self._group_conditions(group), *traits,
                     *(serving[0] if probed and not flags else []))
         bounds = [*tree_within, *self._trees_that_may_qualify(group)]
-        shared = bool(self.sharing) and bool(group.resources)
-        if bounds and shared:
-            # The sharing providers, outside the window and the trees,
-            # as a part of their own: an OR of them would keep the
-            # database from starting at the providers of the trees that
-            # may qualify (a tenth of the cloud, for the trait of the
-            # member_of + required query).
-            sharing = sorted(self.sharing)
-            query = sa.union_all(
-                query(not after_load).where(*bounds,
-                                            RP.c.id.not_in(sharing)),
-                query(False).where(RP.c.id.in_(sharing)))
-        else:
-            query = query(not after_load).where(*bounds)
-        return candidate_folding.folded_rows(query, 'id')
+        if self.sharing and group.resources:
+            # Tested on what the look-up read (:meth:`_sharing_rows`).
+            bounds.append(RP.c.id.not_in(sorted(self.sharing)))
+        return candidate_folding.folded_rows(
+            query(not after_load).where(*bounds), 'id')
+
+    def _sharing_rows(self, groups):
+        """The rows (as :func:`_rows` reads them) that the query of
+        ``groups`` (:meth:`_group_query`, a group with resources) would
+        read of the sharing providers, which it leaves out: those that
+        pass the group's aggregates, ``in_tree`` and traits
+        (:func:`conditions.meets_aggregates`,
+        :func:`candidate_tree.meets_traits`), tested on what the look-up
+        read of them (:class:`SharingProvider`). Their capacity is not
+        probed (flags true): tested on their inventories read with the
+        names (:meth:`_slots_by_query`).
+
+        As a part of the statement of their own (a ``UNION ALL``: an OR
+        of them would keep the database from starting at the providers
+        of the trees that may qualify), they cost MariaDB the parse and
+        optimisation of a second copy of the query for four rows: 0.3
+        of 1.6 ms for the member_of + required query.
+        """
+        group = groups[0]
+        member_of = conditions.known_groups(group.member_of,
+                                            self.aggregate_ids)
+        if member_of is None or not self.sharing:
+            return
+        forbidden = conditions.known_ids(group.forbidden_aggregates,
+                                         self.aggregate_ids)
+        slots = len(slot_resources(group))
+        collective = self.collective if not group.suffix else ()
+        held = frozenset().union(*map(self.trait_ids_of, collective))
+        names = {trait_id: name for name, trait_id in self.trait_ids.items()}
+        for provider_id, facts in sorted(self.sharing_facts.items()):
+            if not conditions.meets_aggregates(
+                    facts.aggregates | (facts.root_aggregates
+                                        if not group.suffix else set()),
+                    member_of, forbidden):
+                continue
+            if (group.in_tree is not None
+                    and self.in_tree_roots.get(group.in_tree) != facts.root):
+                continue
+            traits = {names[trait_id] for trait_id in facts.traits
+                      if trait_id in names}
+            met = [candidate_tree.meets_traits(
+                       traits, each.required_traits
+                       if each.suffix else (), each.forbidden_traits)
+                   for each in groups]
+            if not any(met):
+                continue
+            yield [str(provider_id), str(facts.root),
+                   *([','.join(map(str, sorted(
+                       facts.tree_aggregates.intersection(
+                           self.anchored_aggregates))))]
+                     if self.trees_anchored else []),
+                   *(['1'] * slots if slots > 1 else []),
+                   *([','.join(map(str, sorted(facts.traits & held)))]
+                     if collective else []),
+                   *(['1' if each else '0' for each in met]
+                     if len(groups) > 1 else [])]
 
     @staticmethod
     def _slots_of_each(groups, resources, rows):
@@ -809,13 +864,15 @@ def _share_sample(after, limit, aggregate_ids):
 
 def _look_up(conn, request, explaining, limit):
     """``(Names, ({trait name: id}, unknown trait names), {aggregate
-    uuid: id}, sharing rows, may_match's row)`` of ``request``, read in
+    uuid: id}, sharing rows, may_match's row, {in_tree uuid: its root
+    id})`` of ``request``, read in
     one statement (:func:`name_table.looked_up`), kept built
     (:data:`_KEPT`): every resource class (a small table: the ids asked
     and the names of the inventories loaded), the traits the request
     names and the sharing trait, the aggregates it names (unknown ones
     left out), the sharing providers (:func:`_sharing_providers`, with
-    their inventories and usage) and, unless ``explaining``, the tests
+    their inventories and usage), the roots of the providers of the
+    groups' ``in_tree`` and, unless ``explaining``, the tests
     of :meth:`Narrowing.may_match` (None: nothing to test), with the
     first window's sample for ``limit``. A statement costs a round trip
     and about half a millisecond of the service's CPU whatever it
@@ -826,6 +883,8 @@ def _look_up(conn, request, explaining, limit):
     for group in request.groups:
         uuids.update(group.forbidden_aggregates, *group.member_of)
     uuids = tuple(sorted(uuids))
+    trees = tuple(sorted({group.in_tree for group in request.groups
+                          if group.in_tree is not None}))
     # A request narrowed by capacity alone loads the sharing
     # providers' trees (Narrowing.narrow).
     capacities = explaining or not by_capacity_alone(request)
@@ -834,12 +893,13 @@ def _look_up(conn, request, explaining, limit):
          tuple(map(query_of, request.groups)),
          tuple(map(frozenset, request.root_required))),
         lambda: _look_up_statement(
-            traits, uuids,
+            traits, uuids, trees,
             () if explaining else _may_match_columns(request, limit),
             capacities),
-        len(traits) + len(uuids))
+        len(traits) + len(uuids) + len(trees))
     rows = name_table.looked_up(conn, statement, (
         _CLASS, _TRAIT, *([_AGGREGATE] if uuids else []), _SHARING,
+        *([_IN_TREE] if trees else []),
         *([_MAY_MATCH] if tested is not None else [])))
     may_match = None
     if tested is not None:
@@ -852,7 +912,10 @@ def _look_up(conn, request, explaining, limit):
                 conn, {class_id: name for name, class_id in rows[_CLASS]}),
             name_table.found_and_unknown(traits, rows[_TRAIT]),
             aggregate.canonical_ids(rows.get(_AGGREGATE, ())),
-            rows[_SHARING], may_match)
+            rows[_SHARING], may_match,
+            # By the canonical (lower case) uuid asked: MariaDB's
+            # collation matches a row of another case.
+            {uuid.lower(): root for uuid, root in rows.get(_IN_TREE, ())})
 
 
 def _may_match_columns(request, limit):
@@ -894,9 +957,10 @@ def _may_match_columns(request, limit):
     return tests, sample
 
 
-def _look_up_statement(traits, uuids, tests, capacities):
+def _look_up_statement(traits, uuids, trees, tests, capacities):
     """``(statement, tests, sampled)``: the statement of :func:`_look_up`
-    of trait names ``traits``, aggregate ``uuids``, may_match's
+    of trait names ``traits``, aggregate ``uuids``, the uuids of the
+    providers of ``in_tree`` ``trees``, may_match's
     ``tests`` (:func:`_may_match_columns`) and, if ``capacities``, the
     sharing providers' inventories and usage; how many tests it reads
     (None: no row of may_match) and whether the sample follows them."""
@@ -905,6 +969,9 @@ def _look_up_statement(traits, uuids, tests, capacities):
                _SHARING: _sharing_query(sorted(traits), capacities)}
     if uuids:
         queries[_AGGREGATE] = aggregate.select_ids(uuids)
+    if trees:
+        queries[_IN_TREE] = sa.select(RP.c.uuid, _ROOT_ID).where(
+            RP.c.uuid.in_(trees))
     if not tests:
         return tagged_union.union(queries), None, False
     tested, sample = tests
@@ -914,41 +981,65 @@ def _look_up_statement(traits, uuids, tests, capacities):
 
 
 def _sharing_providers(rows, names):
-    """``({id: root id}, {aggregate id: [id]}, {trait id}, {id:
-    inventories})`` of the providers with the sharing trait, the third
-    the ids of the request's traits that one of them has, the last
-    their inventories with their usage (as a loaded tree's:
+    """``({id: root id}, {aggregate id: [id]}, {id: SharingProvider},
+    {id: inventories})`` of the providers with the sharing trait, the
+    last their inventories with their usage (as a loaded tree's:
     :func:`candidate_folding.decode_inventories`, shared by ``names``;
     empty if the rows have none), from the rows of
     :func:`_sharing_query`."""
     sharing = {}
     shared_by = collections.defaultdict(list)
-    held = set()
+    facts = {}
     inventories = {}
     rows = sorted(
         (provider_id, int(aggregate_id) if aggregate_id else None,
-         int(root), traits, capacities)
-        for provider_id, (root, aggregate_id, traits, *capacities) in (
+         int(root), traits, root_aggregates, tree_aggregates, capacities)
+        for provider_id, (root, aggregate_id, traits, root_aggregates,
+                          tree_aggregates, *capacities) in (
             (provider_id, *candidate_folding.unfolded_rows([folded]))
             for folded, provider_id in rows))
-    for provider_id, aggregate_id, root, traits, capacities in rows:
+    for (provider_id, aggregate_id, root, traits, root_aggregates,
+         tree_aggregates, capacities) in rows:
         sharing[provider_id] = root
+        if provider_id not in facts:
+            facts[provider_id] = SharingProvider(
+                root, set(), _ids(root_aggregates), _ids(tree_aggregates),
+                _ids(traits))
         if aggregate_id is not None:
             shared_by[aggregate_id].append(provider_id)
-        if traits:
-            held.update(map(int, traits.split(',')))
+            facts[provider_id].aggregates.add(aggregate_id)
         if capacities and provider_id not in inventories:
             folded, used = capacities
             inventories[provider_id] = names.shared(
                 (folded, candidate_folding.decode_usage(used)),
                 candidate_folding.decode_inventories)
-    return sharing, shared_by, held, inventories
+    return sharing, shared_by, facts, inventories
+
+
+def _ids(folded):
+    """The frozenset of the ids of a text of ids joined by ``,``."""
+    return frozenset(map(int, folded.split(','))) if folded else frozenset()
+
+
+class SharingProvider(typing.NamedTuple):
+    """What :meth:`Narrowing._sharing_rows` tests of a sharing
+    provider (ids)."""
+
+    root: int
+    #: Its aggregates (a set, filled as they are read), its root's and
+    #: those of the providers of its tree.
+    aggregates: set
+    root_aggregates: frozenset
+    tree_aggregates: frozenset
+    #: The request's traits (and the sharing one) it has.
+    traits: frozenset
 
 
 def _sharing_query(traits, capacities):
     """The rows of :func:`_sharing_providers`: a sharing provider's
     root, one of its aggregates (or none), the ids of those of trait
-    names ``traits`` it has and, if ``capacities``, its inventories
+    names ``traits`` it has, its root's aggregates, those of its tree's
+    providers and, if ``capacities``, its inventories
     (:func:`candidate_folding.folded_inventories`) and their usage
     (:func:`candidate_folding.folded_usage`), folded
     (:func:`candidate_folding.folded_row`), and its id.
@@ -962,11 +1053,17 @@ def _sharing_query(traits, capacities):
     every provider and membership.
     """
     sharing_trait = trait.TRAIT.alias('sharing_trait')
+    roots = _RP_AGG.alias('root_aggregates')
     return (
         sa.select(candidate_folding.folded_row([
             _ROOT_ID, _RP_AGG.c.aggregate_id,
             candidate_folding.folded_traits(
                 name_table.ids_named(trait.TRAIT, traits)),
+            sa.select(candidate_folding.aggregated(
+                candidate_folding.as_text(roots.c.aggregate_id), ','))
+            .where(roots.c.resource_provider_id == _ROOT_ID)
+            .correlate(RP).scalar_subquery(),
+            _tree_aggregates(),
             *([candidate_folding.folded_inventories(),
                candidate_folding.folded_usage()]
               if capacities else [])]),
@@ -1047,9 +1144,10 @@ def _few_serve(serving, loaded):
     return len(serving) < len(loaded) / 2
 
 
-def _tree_aggregates(aggregates):
-    """SQL: which of ``aggregates`` (ids) a provider of the tree of
-    :data:`RP` is in, their ids joined by ``,`` (None: none).
+def _tree_aggregates(aggregates=None):
+    """SQL: which of ``aggregates`` (ids; None: any) a provider of the
+    tree of :data:`RP` is in, their ids joined by ``,`` (None: none;
+    repeated if several of the tree are in one, but of ``aggregates``).
 
     Read beside each provider of a window's narrowing, an index range
     of its tree's providers (the index of their root ids holds their
@@ -1057,12 +1155,26 @@ def _tree_aggregates(aggregates):
     the provider row of every member of the aggregates.
     """
     part = RP.alias('tree_part')
-    return (sa.select(candidate_folding.aggregated(
-                candidate_folding.as_text(_RP_AGG.c.aggregate_id), ','))
-            .select_from(part)
-            .join(_RP_AGG, _RP_AGG.c.resource_provider_id == part.c.id)
-            .where(part.c.root_provider_id == _ROOT_ID,
-                   _RP_AGG.c.aggregate_id.in_(aggregates))
+    query = (sa.select(
+                candidate_folding.aggregated(
+                    candidate_folding.as_text(_RP_AGG.c.aggregate_id), ',')
+                if aggregates is None else candidate_folding.ids_among(
+                    _RP_AGG.c.aggregate_id, aggregates))
+             .select_from(part)
+             .join(_RP_AGG, _RP_AGG.c.resource_provider_id == part.c.id)
+             .where(part.c.root_provider_id == _ROOT_ID))
+    if aggregates is not None:
+        query = query.where(_RP_AGG.c.aggregate_id.in_(aggregates))
+    return query.correlate(RP).scalar_subquery()
+
+
+def _traits_held(trait_ids):
+    """SQL: which of ``trait_ids`` the provider of :data:`RP` has, their
+    ids joined by ``,`` (None: none)."""
+    return (sa.select(candidate_folding.ids_among(_RP_TRAIT.c.trait_id,
+                                                  trait_ids))
+            .where(_RP_TRAIT.c.resource_provider_id == RP.c.id,
+                   _RP_TRAIT.c.trait_id.in_(trait_ids))
             .correlate(RP).scalar_subquery())
 
 

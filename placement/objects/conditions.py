@@ -155,6 +155,15 @@ def aggregate_conditions(groups, forbidden, with_root=False):
     return conditions
 
 
+def meets_aggregates(aggregates, groups, forbidden):
+    """Whether a provider in ``aggregates`` (ids; with its root's for
+    ``with_root``) meets :func:`aggregate_conditions` of ``groups`` and
+    ``forbidden``: what they ask the database, of a provider read
+    apart."""
+    return (all(not aggregates.isdisjoint(ids) for ids in groups)
+            and aggregates.isdisjoint(forbidden))
+
+
 def has_any_trait(provider_id, trait_ids, per_provider=False):
     """Condition: provider ``provider_id`` has one of the traits
     (:func:`exists`)."""

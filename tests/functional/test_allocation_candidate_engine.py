@@ -1270,3 +1270,152 @@ def test_a_dense_batch_of_roots_is_read_as_a_range_of_the_trees_asked(
             conn, roots, candidate_names.Names(conn))
     assert sorted(world.names[p.uuid] for p in loaded.values()) == [
         'H0', 'H0_NUMA', 'H1', 'H3', 'H4', 'SS']
+
+
+@pytest.fixture
+def sharing_kinds(world):
+    """Sharing providers that a group's conditions tell apart: one in a
+    tree whose root is in aggR, one with a trait, one also in aggF, one
+    with a forbidden trait and in no aggregate."""
+    world.provider('RT', inventory={'VCPU': 4}, aggregates=['aggR'])
+    world.provider('SC', 'RT', {'DISK_GB': 100}, traits=[SHARES],
+                   aggregates=['aggA'])
+    world.provider('SA', inventory={'DISK_GB': 100},
+                   traits=[SHARES, 'CUSTOM_GOLD'], aggregates=['aggA'])
+    world.provider('SB', inventory={'DISK_GB': 100}, traits=[SHARES],
+                   aggregates=['aggA', 'aggF'])
+    world.provider('SD', inventory={'DISK_GB': 100},
+                   traits=[SHARES, 'CUSTOM_BAD'])
+    world.provider('CN', inventory={'VCPU': 4}, traits=['CUSTOM_GOLD'],
+                   aggregates=['aggA', 'aggR'])
+    # A uuid stored in upper case (written before uuids were made
+    # canonical): MariaDB's collation matches the lower case one asked.
+    world.provider('SU', inventory={'DISK_GB': 100}, traits=[SHARES])
+    with world.db.writer() as conn:
+        conn.execute(sa.update(RP).where(RP.c.uuid == world.uuids['SU'])
+                     .values(uuid=world.uuids['SU'].upper()))
+    return world
+
+
+def _sharing_kinds_groups(world):
+    """Groups (unsuffixed, or suffixed ``1``) of a disk whose conditions
+    each sharing provider of :func:`sharing_kinds` meets or not."""
+    agg = {name: world.aggregates[name] for name in ('aggA', 'aggR', 'aggF')}
+    disk = {'DISK_GB': 10}
+    found = []
+    for suffix in ('', '1'):
+        found += [
+            Group(suffix, disk),
+            Group(suffix, disk, member_of=({agg['aggA']},)),
+            Group(suffix, disk, member_of=({agg['aggR']},)),
+            Group(suffix, disk, member_of=({agg['aggA']}, {agg['aggF']})),
+            Group(suffix, disk, member_of=({agg['aggF'], agg['aggR']},)),
+            Group(suffix, disk, member_of=({str(uuid.uuid4())},)),
+            Group(suffix, disk, forbidden_aggregates=frozenset(
+                {agg['aggF']})),
+            Group(suffix, disk, forbidden_aggregates=frozenset(
+                {agg['aggR']})),
+            Group(suffix, disk, forbidden_traits=frozenset({'CUSTOM_BAD'})),
+            Group(suffix, disk, required_traits=({'CUSTOM_GOLD'},)),
+            Group(suffix, disk, required_traits=(
+                {'CUSTOM_GOLD', 'CUSTOM_BAD'},)),
+            Group(suffix, disk, in_tree=world.uuids['RT']),
+            Group(suffix, disk, in_tree=world.uuids['SA']),
+            Group(suffix, disk, in_tree=str(uuid.uuid4())),
+            Group(suffix, disk, in_tree=world.uuids['SU']),
+        ]
+    return found
+
+
+def test_sharing_providers_are_tested_as_the_database_would(sharing_kinds):
+    """The sharing providers a group's narrowing keeps, tested on what
+    the look-up read of them (their aggregates and their root's, the
+    request's traits they have, the roots of ``in_tree``), are those
+    the group's conditions keep in SQL; the window's statement reads
+    none of them (no second part for them: fails without)."""
+    world = sharing_kinds
+    for group in _sharing_kinds_groups(world):
+        groups = ((group,) if not group.suffix
+                  else (Group(resources={'VCPU': 1}), group))
+        request = Request(groups=groups, group_policy='none')
+        with world.db.reader() as conn:
+            narrowing = candidate_narrowing.Narrowing(conn, request)
+            tested = {int(row[0]) for row in narrowing._sharing_rows(
+                [group])}
+            conditions = narrowing._group_conditions(group)
+            queried = set(conn.scalars(sa.select(RP.c.id).where(
+                RP.c.id.in_(sorted(narrowing.sharing)), *conditions,
+                *narrowing._group_traits(group, True))))
+            assert tested == queried, group
+            each = candidate_narrowing._one_query_each(request.groups)
+            sql = str(narrowing._window_statement(
+                each, (None, None), False).compile(dialect=conn.dialect))
+            # A part per query, none for the sharing providers.
+            assert sql.upper().count('UNION') == len(each) - 1, group
+
+
+def test_suffixed_groups_of_one_query_flag_sharing_providers_by_traits(
+        sharing_kinds):
+    """Suffixed groups that differ only by traits share a query: each
+    sharing provider's row flags the groups whose traits it meets, and
+    is left out if it meets none."""
+    world = sharing_kinds
+    disk = {'DISK_GB': 10}
+    groups = (Group('1', disk, required_traits=({'CUSTOM_GOLD'},)),
+              Group('2', disk, forbidden_traits=frozenset({'CUSTOM_BAD'})))
+    request = Request(groups=(Group(resources={'VCPU': 1}), *groups),
+                      group_policy='none')
+    with world.db.reader() as conn:
+        narrowing = candidate_narrowing.Narrowing(conn, request)
+        ids = {provider_id: world.names[uuid_.lower()]
+               for uuid_, provider_id in conn.execute(
+                   sa.select(RP.c.uuid, RP.c.id))}
+        # The last fields: a flag per group.
+        rows = {ids[int(row[0])]: row[-2:]
+                for row in narrowing._sharing_rows(list(groups))}
+    assert rows == {'SA': ['1', '1'], 'SB': ['0', '1'], 'SC': ['0', '1'],
+                    'SU': ['0', '1']}
+
+
+def test_a_tree_s_aggregates_are_each_named_once(world):
+    """Two providers of a tree in one aggregate: the narrowing reads the
+    tree's aggregates (:func:`candidate_folding.ids_among`) once each,
+    as a text no longer than the aggregates asked for joined."""
+    world.provider('CN', inventory={'VCPU': 4}, aggregates=['aggA', 'aggB'])
+    world.provider('NUMA', 'CN', {'VCPU': 4}, aggregates=['aggA'])
+    with world.db.reader() as conn:
+        ids = sorted(conn.scalars(sa.select(AGG.c.id)))
+        found = conn.execute(sa.select(
+            RP.c.id, candidate_narrowing._tree_aggregates(ids))).all()
+    assert len(found) == 2
+    assert {tuple(sorted(map(int, text.split(',')))) for _, text in found} \
+        == {tuple(ids)}
+
+
+def test_the_narrowing_statement_makes_no_on_disk_table(sharing_kinds):
+    """On MariaDB, a window's narrowing statement keeps its derived
+    table and its folded rows in memory: the texts read beside each
+    provider (its tree's aggregates, the traits it holds) are no BLOBs,
+    which an on-disk temporary table would hold, made at each
+    execution."""
+    world = sharing_kinds
+    request = Request(groups=(Group(
+        resources={'VCPU': 1, 'DISK_GB': 10},
+        member_of=({world.aggregates['aggA']},),
+        required_traits=({'CUSTOM_GOLD'},)),), limit=10)
+    with world.db.reader() as conn:
+        if conn.dialect.name != 'mysql':
+            pytest.skip('MariaDB/MySQL temporary tables')
+        narrowing = candidate_narrowing.Narrowing(conn, request)
+        statement = narrowing._window_statement(
+            candidate_narrowing._one_query_each(request.groups),
+            (0, conn.scalar(sa.select(sa.func.max(RP.c.id)))), True)
+
+        def disk_tables():
+            return int(conn.exec_driver_sql(
+                "SHOW SESSION STATUS LIKE 'Created_tmp_disk_tables'"
+            ).one()[1])
+        before = disk_tables()
+        rows = conn.execute(statement).all()
+        assert disk_tables() == before
+    assert rows
