@@ -8,6 +8,7 @@ import pathlib
 import pytest
 
 from placement import fatal
+from tests import install_guide
 from tests.functional import commands
 from tests.functional import test_status
 from tests.functional import test_wsgi
@@ -202,18 +203,8 @@ def test_options_of_the_libraries_are_known(config_dir, db_url):
         '[placement_database]\n',
         f'[placement_database]\nconnection = {db_url}\n').replace(
         'use_stderr = false', 'use_stderr = true')
-    (config_dir / 'placement.conf').write_text(text + '''
-[keystone_authtoken]
-www_authenticate_uri = http://controller:5000/
-auth_url = http://controller:5000/
-memcached_servers = controller:11211
-auth_type = password
-project_domain_name = Default
-user_domain_name = Default
-project_name = service
-username = placement
-password = PLACEMENT_PASS
-
+    (config_dir / 'placement.conf').write_text(
+        text + install_guide.keystone_authtoken() + '''
 [healthcheck]
 detailed = true
 

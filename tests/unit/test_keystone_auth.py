@@ -15,6 +15,7 @@ import webob
 from placement import contract
 from placement import fatal
 from placement.handlers import root
+from tests import install_guide
 from tests.unit import stack
 
 _KEYSTONE = 'http://keystone.example.com/identity'
@@ -22,19 +23,6 @@ _OK = (contract.Operation('GET', '/', root.home,
                           responses=(contract.Response(200),)),
        contract.Operation('GET', '/resource_providers', root.home,
                           responses=(contract.Response(200),)))
-#: ``[keystone_authtoken]`` as the install guide (README.rst, "Deploying
-#: for real") writes it, but for keystone's address.
-_INSTALL_GUIDE = '''[keystone_authtoken]
-www_authenticate_uri = {keystone}
-auth_url = {keystone}
-memcached_servers = 127.0.0.1:11211
-auth_type = password
-project_domain_name = Default
-user_domain_name = Default
-project_name = service
-username = placement
-password = PLACEMENT_PASS
-'''
 
 
 def _service(monkeypatch, tmp_path, text):
@@ -84,7 +72,8 @@ def test_keystone_out_of_reach_is_a_json_503(
     its client is a dependency) with keystone unreachable: each request
     with a token is a 503 in the API's error document, at once."""
     app = _service(monkeypatch, tmp_path,
-                   _INSTALL_GUIDE.format(keystone=nothing_listening))
+                   install_guide.keystone_authtoken(
+                       nothing_listening, '127.0.0.1:11211'))
     response = _get(app, '/resource_providers', **{
         'X-Auth-Token': 'a-token', 'Accept': '*/*'})
     assert response.status_code == 503
@@ -118,7 +107,8 @@ def test_a_memcached_client_not_installed_stops_the_service(
     monkeypatch.setitem(sys.modules, module, None)  # not importable
     with pytest.raises(fatal.ConfigurationError) as raised:
         _service(monkeypatch, tmp_path,
-                 _INSTALL_GUIDE.format(keystone=nothing_listening) + options)
+                 install_guide.keystone_authtoken(
+                       nothing_listening, '127.0.0.1:11211') + options)
     assert fatal.one_line(raised.value).startswith(
         f'[keystone_authtoken] memcached_servers is set but its client, '
         f'{package}, is not installed')
