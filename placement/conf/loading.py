@@ -1,5 +1,6 @@
 """Building the ConfigOpts of a process: WSGI app or command."""
 
+import importlib.metadata
 import logging as std_logging
 import os
 import re
@@ -12,6 +13,8 @@ from placement import fatal
 from placement.conf import unknown
 
 CONFIG_DIR_ENV = 'OS_PLACEMENT_CONFIG_DIR'
+#: The distribution the commands belong to (pyproject.toml).
+DISTRIBUTION = 'placement-service'
 LOG = std_logging.getLogger(__name__)
 
 
@@ -44,6 +47,16 @@ def new_conf():
     return conf
 
 
+def _installed_version():
+    """The installed distribution's version, which ``--version`` prints;
+    None (no ``--version``) for code run from a checkout not installed
+    (``PYTHONPATH=.``)."""
+    try:
+        return importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
 def parse(conf, argv, default_files=None):
     """Parse ``argv`` and the config files, then set up logging.
 
@@ -52,7 +65,7 @@ def parse(conf, argv, default_files=None):
     sections that nothing reads are logged as warnings.
     """
     try:
-        conf(argv, project='placement',
+        conf(argv, project='placement', version=_installed_version(),
              default_config_files=(default_files if default_files is not None
                                    else default_config_files()))
     except cfg.ConfigFilesNotFoundError as exc:
