@@ -119,6 +119,8 @@ placement_db_opts = [
     cfg.BoolOpt(
         'prepared_statements',
         default=True,
+        # Its name when it prepared on PostgreSQL alone.
+        deprecated_name='postgresql_prepared_statements',
         help='On PostgreSQL and MariaDB/MySQL, prepare the statements '
              'the service runs again and again with the same values '
              '(those it keeps built: the candidate search\'s look-up, '

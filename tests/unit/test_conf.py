@@ -104,6 +104,15 @@ def test_auth_strategy_is_also_read_from_default(tmp_path):
     assert conf.api.auth_strategy == 'noauth2'
 
 
+def test_prepared_statements_is_also_read_by_its_former_name(tmp_path):
+    path = tmp_path / 'placement.conf'
+    path.write_text('[placement_database]\n'
+                    'postgresql_prepared_statements = false\n')
+    conf = loading.new_conf()
+    conf([], project='placement', default_config_files=[str(path)])
+    assert conf.placement_database.prepared_statements is False
+
+
 def test_options_are_read_from_a_config_file(tmp_path):
     path = tmp_path / 'placement.conf'
     path.write_text(
