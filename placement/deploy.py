@@ -94,18 +94,23 @@ def prepare_database(conf):
     """Connect, migrate if asked to, and seed the standard names.
 
     A FatalError when no connection is configured, when the database
-    cannot be used or reached, or when the schema is not current and
-    ``sync_on_startup`` is off.
+    cannot be used or reached, when the schema is at a revision this code
+    does not know, or when it is not current and ``sync_on_startup`` is
+    off.
     """
     db_conf = conf.placement_database
     db = db_api.connected(db_conf, writable=True)
+    current = migration.current_version(db.engine)
+    unknown = migration.unknown_revision(current)
+    if unknown:
+        raise fatal.FatalError(str(unknown))
     if db_conf.sync_on_startup:
         migration.upgrade(db.engine)
-    elif not migration.is_current(db.engine):
+    elif current != migration.head_version():
         raise fatal.FatalError(
-            f'The placement database schema is not current (at '
-            f'{migration.current_version(db.engine)}, code needs '
-            f'{migration.head_version()}): run "placement-manage db sync".')
+            f'The placement database schema is not current (at {current}, '
+            f'code needs {migration.head_version()}): run '
+            f'"placement-manage db sync".')
     standard_data.sync(db)
     return db
 

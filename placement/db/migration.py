@@ -83,9 +83,36 @@ def _locked_connection(engine):
             conn.commit()
 
 
+class UnknownRevision(alembic_util.CommandError):
+    """The database is at a revision this code does not have."""
+
+
+def unknown_revision(current):
+    """The error for a database at ``current``, or None when this code
+    knows that revision (or the database has none yet).
+
+    A newer release migrated the database; alembic's own answer, "Can't
+    locate revision", names neither cause nor remedy.
+    """
+    if current is None or current in revisions():
+        return None
+    return UnknownRevision(
+        f'The placement database schema is at revision {current}, which '
+        f'this release does not know (its newest is {head_version()}): a '
+        f'newer release migrated it. Run that release (or a later one), '
+        f'or restore the database from before its upgrade.')
+
+
 def upgrade(engine, revision='head'):
     """Bring the schema up to ``revision``."""
     with _locked_connection(engine) as conn:
+        unknown = unknown_revision(
+            alembic_migration.MigrationContext.configure(
+                conn).get_current_revision())
+        # alembic must find the connection outside any transaction.
+        conn.rollback()
+        if unknown:
+            raise unknown
         command.upgrade(_config(conn), revision)
 
 
@@ -116,7 +143,3 @@ def revisions():
 def head_version():
     """The newest revision this code knows."""
     return script_directory().get_current_head()
-
-
-def is_current(engine):
-    return current_version(engine) == head_version()

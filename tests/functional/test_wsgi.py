@@ -7,6 +7,7 @@ Each test imports the module in a new interpreter, configured through
 import json
 
 import pytest
+import sqlalchemy as sa
 
 from placement import microversion
 from tests.functional import commands
@@ -77,6 +78,32 @@ def test_unmigrated_database(config_dir, empty_db_url):
     assert result.returncode != 0
     assert 'run "placement-manage db sync"' in result.stderr
     assert schema.table_names(empty_db_url) == set()
+
+
+@pytest.mark.parametrize('sync_on_startup', [False, True])
+@pytest.mark.db
+def test_database_of_a_newer_release(config_dir, empty_db_url,
+                                     sync_on_startup):
+    """A database a newer release migrated: the server and ``db sync``
+    say so in one line, rather than advise a ``db sync`` that fails."""
+    configure(config_dir, empty_db_url, sync_on_startup=sync_on_startup)
+    assert commands.placement_manage(config_dir, 'db', 'sync').returncode == 0
+    engine = sa.create_engine(empty_db_url)
+    with engine.begin() as conn:
+        conn.execute(sa.text(
+            "UPDATE alembic_version SET version_num = 'f00dfacecafe'"))
+    engine.dispose()
+    expected = ('The placement database schema is at revision f00dfacecafe, '
+                'which this release does not know')
+    result = serve_root(config_dir)
+    assert result.returncode != 0
+    assert expected in result.stderr
+    assert 'db sync' not in result.stderr
+    sync = commands.placement_manage(config_dir, 'db', 'sync')
+    assert sync.returncode == 1
+    assert 'Traceback' not in sync.stderr
+    # After alembic's own lines (the context it opened).
+    assert sync.stderr.splitlines()[-1].startswith(expected)
 
 
 @pytest.mark.db
