@@ -63,6 +63,17 @@ MOST_TREE_TRAITS = 8
 #: (:mod:`placement.objects.kept`): its look-up, may_match, narrowing
 #: and anchors, each keyed by its kind and what it is built from.
 _KEPT = kept.Kept(256)
+#: How a window's statement tests the capacity of its providers, from
+#: the cheapest to what a busy cloud needs (:meth:`Narrowing.narrow`
+#: goes one step up after a window of which fewer than half the trees
+#: loaded can serve): not at all, the trees that pass the other
+#: conditions loaded and tested (``ON_TREES``); a single slot's
+#: providers also bounded by the inventories that could serve it were
+#: nothing allocated, an index lookup a class (``COULD_SERVE``: nova's
+#: PCI group, a device one tree in ten has, whose trait the roots have
+#: too); or every slot's capacity now, its allocations summed
+#: (``SERVES_NOW``: the trees loaded are then those that can serve).
+ON_TREES, COULD_SERVE, SERVES_NOW = range(3)
 
 
 class Narrowing:
@@ -154,11 +165,11 @@ class Narrowing:
         #: Whether the request asks for resources and nothing else,
         #: root traits aside (:func:`by_capacity_alone`).
         self.by_capacity = not explaining and by_capacity_alone(request)
-        #: Otherwise, whether the capacity of the window's providers is
-        #: tested on their trees, loaded once the other conditions have
-        #: narrowed them (:meth:`narrow`), rather than by the window's
-        #: statement.
-        self.capacity_after_load = not explaining
+        #: Otherwise, how the window's statement tests the capacity of
+        #: its providers (:data:`ON_TREES`); below :data:`SERVES_NOW`
+        #: it is tested on their trees, loaded once the other
+        #: conditions have narrowed them (:meth:`narrow`).
+        self.capacity_test = SERVES_NOW if explaining else ON_TREES
 
     def narrow(self, window, trees=None):
         """Ids of the roots in ``window`` whose tree can fill every slot,
@@ -174,23 +185,25 @@ class Narrowing:
         narrowed by SQL, but the capacity of the window's providers is
         tested on the trees that pass the other conditions, loaded
         (:func:`_serving_slots`), until a window of which fewer than
-        half those trees can serve: the six correlated capacity probes
-        of the member_of + required query were 40 % of MariaDB's CPU
-        for its narrowing statement, and its trees are loaded anyway.
+        half those trees can serve, after which the statement tests
+        more of it (:data:`ON_TREES`): the six correlated capacity
+        probes of the member_of + required query were 40 % of MariaDB's
+        CPU for its narrowing statement, and its trees are loaded
+        anyway.
         The sharing providers' capacity is tested on their inventories
         read with the names (:meth:`_slots_by_query`), never probed.
         """
         self.per_provider = bool(candidate_windows.within(window, _ROOT_ID))
         loaded = anchored = None
-        after_load = self.capacity_after_load and trees is not None
+        test = self.capacity_test if trees is not None else SERVES_NOW
         if self.by_capacity and trees is not None:
             providers = trees.load_window(window)
             loaded = {provider.root_id for provider in providers
                       if candidate_windows.holds(window, provider.root_id)}
             self.slots = self._slots_by_capacity(providers)
-            after_load = False
+            test = SERVES_NOW
         else:
-            self.slots, anchored = self._slots_by_query(window, after_load)
+            self.slots, anchored = self._slots_by_query(window, test)
             if self.trees_anchored and all(map(self.via_sharing,
                                                 self.slots)):
                 # Every slot may reach a root through a sharing provider
@@ -209,7 +222,7 @@ class Narrowing:
             # providers, which have the root traits: its query checked.
             root_traits = self.roots_with_root_traits(window)
         roots = self._roots(window, root_traits)
-        if after_load:
+        if test < SERVES_NOW:
             narrowed = roots
             providers = trees.load_roots(roots | {
                 self.sharing[provider_id] for slot in self.slots
@@ -223,8 +236,8 @@ class Narrowing:
                 if self._in_a_slot(provider_id)}
             roots = self._roots(window, root_traits)
             if _few_serve(roots, narrowed):
-                # The later windows' statements probe the capacity.
-                self.capacity_after_load = False
+                # The later windows' statements test more of it.
+                self.capacity_test = test + 1
         if loaded is not None and _few_serve(roots, loaded):
             # The later windows are narrowed by the query, which loads
             # only the trees that can serve; the sharing providers'
@@ -255,7 +268,7 @@ class Narrowing:
         return {root for root in roots
                 if candidate_windows.holds(window, root)}
 
-    def _slots_by_query(self, window, after_load=False):
+    def _slots_by_query(self, window, test=SERVES_NOW):
         """``(slots, anchored)``: the :class:`SlotProviders` of each
         slot, from a query each (:meth:`_group_query`, read by
         :meth:`_group_slots`) of the providers of ``window``'s trees and
@@ -264,7 +277,8 @@ class Narrowing:
         anchor). The queries and the anchors' are one statement
         (:func:`tagged_union.union`, kept built: :data:`_KEPT`): a
         statement costs a round trip and about half a millisecond of the
-        service's CPU whatever it reads.
+        service's CPU whatever it reads. ``test``: how it tests the
+        capacity (:data:`ON_TREES`).
 
         With :attr:`trees_anchored` those are only the trees of the
         providers read (:func:`_tree_aggregates`), which hold every root
@@ -280,8 +294,8 @@ class Narrowing:
                 *([_ANCHORS] if read_anchors else [])]
         strings = candidate_folding.strings_by_tag(kept.execute(
             self.conn, _KEPT.get(
-                (self.built_from, window, aggregates, after_load),
-                lambda: self._window_statement(each, window, after_load),
+                (self.built_from, window, aggregates, test),
+                lambda: self._window_statement(each, window, test),
                 self.ids_named + len(aggregates))), tags)
         trees = {} if self.trees_anchored else None
         found = {}
@@ -305,13 +319,12 @@ class Narrowing:
              for slot in found[query_of(group)]],
             self.sharing_inventories, among=self.sharing), anchored
 
-    def _window_statement(self, each, window, after_load):
+    def _window_statement(self, each, window, test):
         """The statement of :meth:`_slots_by_query`: the query of each of
         ``each`` (:func:`_one_query_each`) tagged by its index, and the
         anchors' (tagged :data:`_ANCHORS`)."""
         tree_within = candidate_windows.within(window, _ROOT_ID)
-        queries = {str(index): self._group_query(groups, tree_within,
-                                                 after_load)
+        queries = {str(index): self._group_query(groups, tree_within, test)
                    for index, (_, groups) in enumerate(each)}
         if self.anchored_aggregates and not self.trees_anchored:
             queries[_ANCHORS] = _anchors_query(self.anchored_aggregates,
@@ -480,7 +493,7 @@ class Narrowing:
                  for resources, (roots, traits_met)
                  in zip(slots, found, strict=True)]]
 
-    def _group_query(self, groups, tree_within, after_load=False):
+    def _group_query(self, groups, tree_within, test=SERVES_NOW):
         """The statement (folded: :func:`_rows`) of the providers of the
         window (``tree_within``), and the sharing ones, that pass the
         conditions of ``groups``, each with a flag per slot (can it
@@ -492,17 +505,20 @@ class Narrowing:
         capacity of a provider, the costly part, is then probed once.
         Every condition is a probe of the provider's own rows: a window
         costs what its providers cost, whatever the size of the cloud.
-        ``after_load``: the capacity of the window's providers is tested
-        once their trees are loaded (:meth:`narrow`): their flags are
-        true and their resources no condition. The sharing providers of
-        a group with resources are left out: tested on what the look-up
+        ``test``: below :data:`SERVES_NOW` the capacity of the window's
+        providers is tested once their trees are loaded (:meth:`narrow`):
+        their flags are true, and a single slot's resources no condition
+        (:data:`ON_TREES`) or one that they could be served were nothing
+        allocated (:data:`COULD_SERVE`). The sharing providers of a
+        group with resources are left out: tested on what the look-up
         read of them (:meth:`_sharing_rows`, their capacity by
         :meth:`_slots_by_query`).
         """
         group = groups[0]
         slots = slot_resources(group)
         collective = self.collective if not group.suffix else ()
-        serving = [self._serving(resources) for resources in slots]
+        now = test == SERVES_NOW
+        serving = [self._serving(resources, now) for resources in slots]
         allocating = bool(group.resources)
         if len(groups) == 1:
             trait_flags = []
@@ -522,25 +538,23 @@ class Narrowing:
         anchored = ([_tree_aggregates(self.anchored_aggregates)]
                     if self.trees_anchored else [])
 
-        def query(probed):
-            # One slot: its resources are conditions; several (one class
-            # each): flags, labelled (a select keeps one of equal
-            # columns). The same for the traits of one group or several.
-            flags = ([(sa.and_(*conditions) if probed else sa.true())
-                      .label(f'serves_{index}')
-                      for index, conditions in enumerate(serving)]
-                     if len(slots) > 1 else [])
-            return sa.select(
-                RP.c.id, _ROOT_ID, *anchored, *flags, *held,
-                *trait_flags).where(
-                    *self._group_conditions(group), *traits,
-                    *(serving[0] if probed and not flags else []))
+        # One slot: its resources are conditions; several (one class
+        # each): flags, labelled (a select keeps one of equal columns).
+        # The same for the traits of one group or several.
+        flags = ([(sa.and_(*conditions) if now else sa.true())
+                  .label(f'serves_{index}')
+                  for index, conditions in enumerate(serving)]
+                 if len(slots) > 1 else [])
         bounds = [*tree_within, *self._trees_that_may_qualify(group)]
         if self.sharing and group.resources:
             # Tested on what the look-up read (:meth:`_sharing_rows`).
             bounds.append(RP.c.id.not_in(sorted(self.sharing)))
-        return candidate_folding.folded_rows(
-            query(not after_load).where(*bounds), 'id')
+        return candidate_folding.folded_rows(sa.select(
+            RP.c.id, _ROOT_ID, *anchored, *flags, *held,
+            *trait_flags).where(
+                *self._group_conditions(group), *traits,
+                *(serving[0] if test != ON_TREES and not flags else []),
+                *bounds), 'id')
 
     def _sharing_rows(self, groups):
         """The rows (as :func:`_rows` reads them) that the query of
@@ -639,10 +653,11 @@ class Narrowing:
                     sorted(ids), self.per_provider))
         return found
 
-    def _serving(self, resources):
-        """Conditions: the provider can serve ``resources`` on its own."""
+    def _serving(self, resources, now=True):
+        """Conditions: the provider can serve ``resources`` on its own
+        (not ``now``: could, were nothing allocated)."""
         return [conditions.has_capacity(
-            RP.c.id, self.class_ids[name], amount, self.per_provider)
+            RP.c.id, self.class_ids[name], amount, self.per_provider, now)
             for name, amount in resources.items()]
 
     def _group_conditions(self, group):

@@ -341,9 +341,12 @@ def anyone_has(trait_ids):
 
 
 @_built
-def has_capacity(provider_id, class_id, amount, per_provider=False):
+def has_capacity(provider_id, class_id, amount, per_provider=False,
+                 now=True):
     """Condition (or flag): provider ``provider_id`` can serve ``amount``
     of a class now (:func:`exists`); a probe, where
-    :func:`with_capacity` is a set."""
+    :func:`with_capacity` is a set. Not ``now``: could serve it were
+    nothing allocated (the provider's inventory of the class, without
+    the sum of its allocations)."""
     return exists(_INV.c.resource_provider_id == provider_id,
-                  *_fits(class_id, amount), per_provider=per_provider)
+                  *_fits(class_id, amount, now), per_provider=per_provider)

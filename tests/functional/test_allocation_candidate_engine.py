@@ -6,6 +6,7 @@ The models are those of "Modeling with Provider Trees" and of the
 nested magic spec.
 """
 
+import collections
 import itertools
 import types
 import uuid
@@ -870,26 +871,28 @@ def _capacity_probed(monkeypatch):
 
     def probing(narrowing, *args, **kwargs):
         init(narrowing, *args, **kwargs)
-        narrowing.capacity_after_load = False
+        narrowing.capacity_test = candidate_narrowing.SERVES_NOW
 
     monkeypatch.setattr(candidate_narrowing.Narrowing, '__init__', probing)
 
 
-def _probes_per_query(monkeypatch):
-    """Whether each narrowing query (of a group that is not resources
-    alone) probed the capacity of its window's providers, as built
-    (none kept built before)."""
+def _capacity_tests(monkeypatch):
+    """How each narrowing query (of a group that is not resources
+    alone) tested the capacity of its window's providers
+    (:data:`candidate_narrowing.ON_TREES`...), as built (none kept built
+    before)."""
     monkeypatch.setattr(candidate_narrowing, '_KEPT', kept.Kept(256))
-    probed = []
+    tests = []
     group_query = candidate_narrowing.Narrowing._group_query
 
-    def counted(narrowing, groups, tree_within, after_load=False):
-        probed.append(not after_load)
-        return group_query(narrowing, groups, tree_within, after_load)
+    def counted(narrowing, groups, tree_within,
+                test=candidate_narrowing.SERVES_NOW):
+        tests.append(test)
+        return group_query(narrowing, groups, tree_within, test)
 
     monkeypatch.setattr(candidate_narrowing.Narrowing, '_group_query',
                         counted)
-    return probed
+    return tests
 
 
 def _narrowed_requests(world):
@@ -940,34 +943,101 @@ def test_capacity_tested_on_the_trees_loaded_answers_as_probed(
 
     def answers():
         return _answers_by_limit(many_roots, requests, strategy)
-    probed = _probes_per_query(monkeypatch)
+    tests = _capacity_tests(monkeypatch)
     tested = answers()
-    # A later window may be probed (after a window of few trees that
+    # A later window may test more (after a window of few trees that
     # serve).
-    assert probed[0] is False
+    assert tests[0] == candidate_narrowing.ON_TREES
     _capacity_probed(monkeypatch)
-    probed.clear()
+    tests.clear()
     assert tested == answers()
-    assert probed and all(probed)
+    assert tests and set(tests) == {candidate_narrowing.SERVES_NOW}
     assert all(candidates for candidates, _ in tested[:4])
 
 
 def test_a_busy_cloud_probes_capacity_after_a_window_of_few(
         many_roots, monkeypatch):
     """Once most trees that pass a window's other conditions cannot
-    serve (a busy cloud), the later windows' statements probe the
-    capacity, and load only the trees that can."""
+    serve (a busy cloud), the later windows' statements test more of the
+    capacity, a step a window: what could serve were nothing allocated,
+    then what can serve now (and load only the trees that can)."""
     for index in range(10):
         many_roots.allocate(f'H{index:02}', 'VCPU', 2)
         if index % 2 == 0:
             many_roots.allocate(f'H{index:02}_NUMA', 'VCPU', 4)
     two = Group(resources={'VCPU': 2},
                 required_traits=(frozenset({'HW_CPU_X86_AVX2'}),))
-    probed = _probes_per_query(monkeypatch)
+    tests = _capacity_tests(monkeypatch)
     found = many_roots.allocations(two, limit=1)
-    assert probed[0] is False and probed[-1] is True
+    # A step a window (the first holds no tree that passes): windows of
+    # SS; H00-H01; H02-H05; H06-H11.
+    assert tests == [candidate_narrowing.ON_TREES,
+                     candidate_narrowing.ON_TREES,
+                     candidate_narrowing.COULD_SERVE,
+                     candidate_narrowing.SERVES_NOW]
     _capacity_probed(monkeypatch)
     assert found == many_roots.allocations(two, limit=1) == []
+
+
+def test_a_device_few_trees_have_bounds_the_trees_loaded(
+        world, monkeypatch):
+    """nova's PCI group: a device one tree in four has, with a trait
+    every root has too. The first windows load every tree the traits
+    let through (few of which can serve); the later ones only the trees
+    holding a device that could serve were nothing allocated; the
+    answers are those of the probes, with and without a limit."""
+    monkeypatch.setattr(candidate_windows, 'FIRST_WINDOW', 1)
+    owner = 'OWNER_NOVA'
+    with_device = set()
+    for index in range(16):
+        root = f'H{index:02}'
+        world.provider(root, inventory={'VCPU': 4}, traits=[owner])
+        if index % 4 == 0:
+            world.provider(f'{root}_PCI', root, {'CUSTOM_PCI_DEV': 1},
+                           traits=[owner])
+            with_device.add(root)
+    world.allocate('H00_PCI', 'CUSTOM_PCI_DEV', 1)
+    groups = (Group(resources={'VCPU': 1}),
+              Group('_PCI', {'CUSTOM_PCI_DEV': 1},
+                    required_traits=(frozenset({owner}),)))
+    loaded = _trees_loaded_by_test(monkeypatch, world)
+    found = [world.allocations(*groups, limit=limit, group_policy='none')
+             for limit in (1, 2, None)]
+    assert found[2] == sorted(
+        named((f'H{index:02}', {'VCPU': 1}),
+              (f'H{index:02}_PCI', {'CUSTOM_PCI_DEV': 1}))
+        for index in (4, 8, 12))
+    assert any(roots - with_device
+               for roots in loaded[candidate_narrowing.ON_TREES])
+    assert loaded[candidate_narrowing.COULD_SERVE]
+    assert all(roots <= with_device
+               for roots in loaded[candidate_narrowing.COULD_SERVE])
+    _capacity_probed(monkeypatch)
+    assert found == [world.allocations(*groups, limit=limit,
+                                       group_policy='none')
+                     for limit in (1, 2, None)]
+
+
+def _trees_loaded_by_test(monkeypatch, world):
+    """``{capacity test: [names of the roots loaded by a window]}`` of
+    the windows whose capacity is tested on their trees."""
+    loaded = collections.defaultdict(list)
+    narrow = candidate_narrowing.Narrowing.narrow
+    load_roots = candidate_loading.Trees.load_roots
+    testing = []
+
+    def narrowing(narrowing, window, trees=None):
+        testing.append(narrowing.capacity_test)
+        return narrow(narrowing, window, trees)
+
+    def loading(trees, roots):
+        providers = load_roots(trees, roots)
+        loaded[testing[-1]].append(
+            {world.names[providers[root].uuid] for root in roots})
+        return providers
+    monkeypatch.setattr(candidate_narrowing.Narrowing, 'narrow', narrowing)
+    monkeypatch.setattr(candidate_loading.Trees, 'load_roots', loading)
+    return loaded
 
 
 def test_a_busy_cloud_narrowed_by_queries_tests_sharing_on_their_trees(
