@@ -545,7 +545,9 @@ class Narrowing:
                   .label(f'serves_{index}')
                   for index, conditions in enumerate(serving)]
                  if len(slots) > 1 else [])
-        bounds = [*tree_within, *self._trees_that_may_qualify(group)]
+        bounds = [*tree_within, *self._trees_that_may_qualify(group),
+                  *(self._trees_holding_devices(group)
+                    if test == COULD_SERVE else [])]
         if self.sharing and group.resources:
             # Tested on what the look-up read (:meth:`_sharing_rows`).
             bounds.append(RP.c.id.not_in(sorted(self.sharing)))
@@ -656,9 +658,43 @@ class Narrowing:
     def _serving(self, resources, now=True):
         """Conditions: the provider can serve ``resources`` on its own
         (not ``now``: could, were nothing allocated)."""
+        if not now:
+            return [RP.c.id.in_(conditions.could_serve(
+                self.class_ids[name], amount))
+                for name, amount in resources.items()]
         return [conditions.has_capacity(
-            RP.c.id, self.class_ids[name], amount, self.per_provider, now)
+            RP.c.id, self.class_ids[name], amount, self.per_provider)
             for name, amount in resources.items()]
+
+    def _trees_holding_devices(self, group):
+        """Conditions on ``RP`` of a window whose capacity is tested
+        :data:`COULD_SERVE`: the provider's tree holds, for each other
+        group of one slot, a provider that could serve it were nothing
+        allocated (a group no sharing provider can serve: it is then
+        served in the tree). The unsuffixed group's providers of nova's
+        PCI request are then those of the trees with a device, not
+        every tree of the window."""
+        found = []
+        for other in self.request.groups:
+            slots = slot_resources(other)
+            if (other is group or len(slots) != 1 or not other.resources
+                    or self._sharing_may_serve(other)):
+                continue
+            device = RP.alias('device')
+            found.append(_ROOT_ID.in_(
+                sa.select(device.c.root_provider_id).where(*(
+                    device.c.id.in_(conditions.could_serve(
+                        self.class_ids[name], amount))
+                    for name, amount in other.resources.items()))))
+        return found
+
+    def _sharing_may_serve(self, group):
+        """Whether a sharing provider holds one of ``group``'s classes
+        (or its inventories are not known)."""
+        return any(provider_id not in self.sharing_inventories
+                   or not self.sharing_inventories[provider_id].keys()
+                   .isdisjoint(group.resources)
+                   for provider_id in self.sharing)
 
     def _group_conditions(self, group):
         """Conditions on ``RP`` for a provider serving ``group``, but its

@@ -341,12 +341,21 @@ def anyone_has(trait_ids):
 
 
 @_built
-def has_capacity(provider_id, class_id, amount, per_provider=False,
-                 now=True):
+def has_capacity(provider_id, class_id, amount, per_provider=False):
     """Condition (or flag): provider ``provider_id`` can serve ``amount``
     of a class now (:func:`exists`); a probe, where
-    :func:`with_capacity` is a set. Not ``now``: could serve it were
-    nothing allocated (the provider's inventory of the class, without
-    the sum of its allocations)."""
+    :func:`with_capacity` is a set."""
     return exists(_INV.c.resource_provider_id == provider_id,
-                  *_fits(class_id, amount, now), per_provider=per_provider)
+                  *_fits(class_id, amount), per_provider=per_provider)
+
+
+@_built
+def could_serve(class_id, amount):
+    """Ids (a query) of the providers whose inventory of a class could
+    serve ``amount`` were nothing allocated: a set the database may
+    read from the class's index, where a probe per provider costs what
+    a window holds; for a class few providers have (nova's PCI
+    devices: 2,000 inventories against the 9,000 providers of a window
+    at 10,000 computes, 5,100 index reads against 13,400)."""
+    return sa.select(_INV.c.resource_provider_id).where(
+        *_fits(class_id, amount, now=False))

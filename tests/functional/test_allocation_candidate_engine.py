@@ -864,14 +864,15 @@ def test_a_busy_cloud_is_narrowed_by_queries_after_a_window_of_few(
         named(('H11', {'VCPU': 2}))])
 
 
-def _capacity_probed(monkeypatch):
-    """From now on, narrowings probe every provider's capacity by their
-    windows' statements, as an explanation's do."""
+def _capacity_probed(monkeypatch, test=candidate_narrowing.SERVES_NOW):
+    """From now on, narrowings start testing capacity by ``test``: by
+    default probing every provider's capacity by their windows'
+    statements, as an explanation's do."""
     init = candidate_narrowing.Narrowing.__init__
 
     def probing(narrowing, *args, **kwargs):
         init(narrowing, *args, **kwargs)
-        narrowing.capacity_test = candidate_narrowing.SERVES_NOW
+        narrowing.capacity_test = test
 
     monkeypatch.setattr(candidate_narrowing.Narrowing, '__init__', probing)
 
@@ -948,6 +949,12 @@ def test_capacity_tested_on_the_trees_loaded_answers_as_probed(
     # A later window may test more (after a window of few trees that
     # serve).
     assert tests[0] == candidate_narrowing.ON_TREES
+    # Bounded by what could serve (a suffixed group's disk, which the
+    # sharing provider has too, bounds no tree).
+    _capacity_probed(monkeypatch, candidate_narrowing.COULD_SERVE)
+    tests.clear()
+    assert tested == answers()
+    assert tests[0] == candidate_narrowing.COULD_SERVE
     _capacity_probed(monkeypatch)
     tests.clear()
     assert tested == answers()
@@ -1016,6 +1023,23 @@ def test_a_device_few_trees_have_bounds_the_trees_loaded(
     assert found == [world.allocations(*groups, limit=limit,
                                        group_policy='none')
                      for limit in (1, 2, None)]
+
+
+@pytest.mark.parametrize('test', [candidate_narrowing.ON_TREES,
+                                  candidate_narrowing.COULD_SERVE])
+def test_a_group_a_sharing_provider_serves_bounds_no_tree(
+        shared_disk, monkeypatch, test):
+    """A suffixed group of disk, which the sharing provider has: the
+    host without disk is a candidate, whatever the capacity test (a
+    required trait: narrowed by the windows' statements)."""
+    _capacity_probed(monkeypatch, test)
+    tests = _capacity_tests(monkeypatch)
+    assert shared_disk.allocations(
+        Group(resources={'VCPU': 1},
+              required_traits=(frozenset({'HW_CPU_X86_AVX2'}),)),
+        Group('1', {'DISK_GB': 10}), group_policy='none') == [
+            named(('CN', {'VCPU': 1}), ('SS', {'DISK_GB': 10}))]
+    assert set(tests) == {test}
 
 
 def _trees_loaded_by_test(monkeypatch, world):
