@@ -1000,19 +1000,19 @@ def test_a_device_few_trees_have_bounds_the_trees_loaded(
         root = f'H{index:02}'
         world.provider(root, inventory={'VCPU': 4}, traits=[owner])
         if index % 4 == 0:
-            world.provider(f'{root}_PCI', root, {'CUSTOM_PCI_DEV': 1},
+            world.provider(f'{root}_PCI', root, {'PCI_DEVICE': 1},
                            traits=[owner])
             with_device.add(root)
-    world.allocate('H00_PCI', 'CUSTOM_PCI_DEV', 1)
+    world.allocate('H00_PCI', 'PCI_DEVICE', 1)
     groups = (Group(resources={'VCPU': 1}),
-              Group('_PCI', {'CUSTOM_PCI_DEV': 1},
+              Group('_PCI', {'PCI_DEVICE': 1},
                     required_traits=(frozenset({owner}),)))
     loaded = _trees_loaded_by_test(monkeypatch, world)
     found = [world.allocations(*groups, limit=limit, group_policy='none')
              for limit in (1, 2, None)]
     assert found[2] == sorted(
         named((f'H{index:02}', {'VCPU': 1}),
-              (f'H{index:02}_PCI', {'CUSTOM_PCI_DEV': 1}))
+              (f'H{index:02}_PCI', {'PCI_DEVICE': 1}))
         for index in (4, 8, 12))
     assert any(roots - with_device
                for roots in loaded[candidate_narrowing.ON_TREES])
