@@ -546,7 +546,7 @@ class Narrowing:
                   for index, conditions in enumerate(serving)]
                  if len(slots) > 1 else [])
         bounds = [*tree_within, *self._trees_that_may_qualify(group),
-                  *(self._trees_holding_devices(group)
+                  *(self._trees_holding_devices(groups)
                     if test == COULD_SERVE else [])]
         if self.sharing and group.resources:
             # Tested on what the look-up read (:meth:`_sharing_rows`).
@@ -666,18 +666,18 @@ class Narrowing:
             RP.c.id, self.class_ids[name], amount, self.per_provider)
             for name, amount in resources.items()]
 
-    def _trees_holding_devices(self, group):
+    def _trees_holding_devices(self, groups):
         """Conditions on ``RP`` of a window whose capacity is tested
-        :data:`COULD_SERVE`: the provider's tree holds, for each other
-        group of one slot, a provider that could serve it were nothing
-        allocated (a group no sharing provider can serve: it is then
-        served in the tree). The unsuffixed group's providers of nova's
-        PCI request are then those of the trees with a device, not
-        every tree of the window."""
+        :data:`COULD_SERVE`, for a provider of ``groups``: its tree
+        holds, for each other group of one slot, a provider that could
+        serve it were nothing allocated (a group no sharing provider can
+        serve: it is then served in the tree). The unsuffixed group's
+        providers of nova's PCI request are then those of the trees with
+        a device, not every tree of the window."""
         found = []
         for other in self.request.groups:
             slots = slot_resources(other)
-            if (other is group or len(slots) != 1 or not other.resources
+            if (other in groups or len(slots) != 1 or not other.resources
                     or self._sharing_may_serve(other)):
                 continue
             device = RP.alias('device')
