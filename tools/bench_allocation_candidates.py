@@ -84,6 +84,10 @@ NOVA_2026_2 = f'root_required={OWNER}'
 #: resources-only one.
 FLAT = 'resources=VCPU:2,MEMORY_MB:2048,DISK_GB:20'
 SMALL = 'resources=VCPU:1,MEMORY_MB:512'
+#: ``bench_cloud``'s scheduler query (its flavor, nova 2026.2, nova's
+#: forbidden disabled-compute trait), without its PCI group.
+SCHEDULER = ('resources=VCPU:2,MEMORY_MB:4096,DISK_GB:20'
+             f'&{NOVA_2026_2}&required=!COMPUTE_STATUS_DISABLED')
 CUSTOM_TRAITS = ('CUSTOM_BENCH_GOLD', 'CUSTOM_PHYSNET_A', 'CUSTOM_PHYSNET_B')
 NET_GROUP = ('SRIOV_NET_VF:1,NET_BW_EGR_KILOBIT_PER_SEC:1000')
 NESTED_QUERY = (
@@ -612,6 +616,7 @@ def flat_queries(member_of):
          f'{CANDIDATES}?{flat}&{NOVA_2026_2}&limit=1000'),
         ('nova 2026.2 flat resources-only limit=1000',
          f'{CANDIDATES}?{SMALL}&{NOVA_2026_2}&limit=1000'),
+        ('cloud scheduler limit=1000', f'{CANDIDATES}?{SCHEDULER}&limit=1000'),
         ('providers resources', f'{PROVIDERS}?{SMALL}'),
         ('providers member_of+required',
          f'{PROVIDERS}?{_in_any(member_of)}&required={AVX2}'),

@@ -290,21 +290,31 @@ def decode_inventories(folded_and_used, names):
     string (:func:`folded_inventories`) and its provider's usage (a
     value of :func:`usage`)."""
     folded, used_by_class = folded_and_used
-    inventories = {}
     if not folded:
-        return inventories
-    classes = names.classes
+        return {}
     used_by_class = dict(used_by_class)
+    return {name: candidate_tree.Inventory(
+                limit, used, limit - used, max_unit, min_unit, step_size)
+            for class_id, name, limit, max_unit, min_unit, step_size
+            in names.shared(folded, _parsed_inventories)
+            for used in [used_by_class.get(class_id, 0)]}
+
+
+def _parsed_inventories(folded, names):
+    """``((class id, class, capacity, max_unit, min_unit, step_size),
+    ...)`` of a folded inventory string, parsed once per request for
+    the providers of one model, whatever their usage (a busy cloud's
+    usage differs from provider to provider)."""
+    classes = names.classes
+    parsed = []
     for inventory in folded.split(';'):
         (class_id, total, reserved, ratio, max_unit, min_unit,
          step_size) = inventory.split(':')
         class_id = int(class_id)
-        limit = capacity.capacity(int(total), int(reserved), float(ratio))
-        used = used_by_class.get(class_id, 0)
-        inventories[classes[class_id]] = candidate_tree.Inventory(
-            limit, used, limit - used, int(max_unit), int(min_unit),
-            int(step_size))
-    return inventories
+        parsed.append((class_id, classes[class_id], capacity.capacity(
+            int(total), int(reserved), float(ratio)), int(max_unit),
+            int(min_unit), int(step_size)))
+    return tuple(parsed)
 
 
 def folded_named_traits():

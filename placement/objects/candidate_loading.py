@@ -238,16 +238,24 @@ def load_providers(conn, roots, names):
         asked = roots.asked
         rows = [row for row in rows if row[3] in asked]
     uuids = {row[0]: row[1] for row in rows}
-    return {
-        row[0]: candidate_tree.Provider(
-            id=row[0], uuid=row[1], parent_id=row[2], root_id=row[3],
-            parent_uuid=uuids[row[2]] if row[2] is not None else None,
-            root_uuid=uuids[row[3]],
-            inventories=names.shared(
-                (row[4], used.get(row[0], ())),
-                candidate_folding.decode_inventories),
-            traits=names.shared(row[5], candidate_folding.decode_traits))
-        for row in rows}
+    shared = names.shared
+    inventories, traits = {}, {}
+    loaded = {}
+    for provider_id, uuid, parent, root, folded, named in rows:
+        # Most providers share their strings (one model, one usage):
+        # looked up here first, without the key of Names.shared.
+        key = folded, used.get(provider_id, ())
+        if (found := inventories.get(key)) is None:
+            found = inventories[key] = shared(
+                key, candidate_folding.decode_inventories)
+        if (held := traits.get(named)) is None:
+            held = traits[named] = shared(
+                named, candidate_folding.decode_traits)
+        loaded[provider_id] = candidate_tree.Provider(
+            provider_id, uuid, parent, root,
+            uuids[parent] if parent is not None else None, uuids[root],
+            found, held)
+    return loaded
 
 
 #: The tree loads kept built (:func:`load_providers`), the last 256:

@@ -363,12 +363,25 @@ class Narrowing:
                         set(traits), (), forbidden))
                 lacking = [provider for provider in providers
                            if lacks(provider.traits)]
-            for resources in slot_resources(group):
-                serves = _tested_once(functools.partial(
-                    candidate_tree.serves, resources=resources))
-                slots.append(SlotProviders(group, resources, {
-                    provider.id: provider.root_id for provider in lacking
-                    if serves(provider.inventories)}, {}))
+            each = slot_resources(group)
+            serving = [{} for _ in each]
+            # Whether an inventories object serves each slot, tested
+            # once per object (the providers of one model and usage
+            # share theirs) in one pass: a test per slot and provider
+            # was the most called function of nova's scheduler query.
+            served = {}
+            for provider in lacking:
+                inventories = provider.inventories
+                flags = served.get(id(inventories))
+                if flags is None:
+                    flags = served[id(inventories)] = [
+                        index for index, resources in enumerate(each)
+                        if candidate_tree.serves(inventories, resources)]
+                for index in flags:
+                    serving[index][provider.id] = provider.root_id
+            slots.extend(SlotProviders(group, resources, roots, {})
+                         for resources, roots in zip(each, serving,
+                                                     strict=True))
         return slots
 
     def may_match(self):
