@@ -126,7 +126,8 @@ class _Task(task.WSGITask):
     gets the path as sent and decides what it names (nothing).
 
     And a chunk of a streamed body is framed without copying it: waitress
-    makes ``size + data + CRLF`` anew (two copies of the chunk).
+    makes ``size + data + CRLF`` anew (two copies of the chunk). And the
+    head is sent with the body's first piece.
 
     And an HTTP/1.1 connection is kept alive after a chunked answer.
     """
@@ -161,13 +162,28 @@ class _Task(task.WSGITask):
         return environ
 
     def write(self, data):
-        if not self.wrote_header:
-            # The head, which decides whether the body is chunked.
+        if self.wrote_header:
+            self._write_body(data)
+            return
+        # The head, which decides whether the body is chunked, waits for
+        # the body's first piece: one send(2) and one packet for both
+        # (waitress sends the head alone, then the body).
+        self.channel.holding = True
+        try:
             super().write(b'')
+        finally:
+            self.channel.holding = False
+        self._write_body(data)
+        if self.channel.total_outbufs_len:
+            # A head without a body (a 204, a HEAD, an empty body), or
+            # what the socket did not take.
+            self.channel.write_soon()
+
+    def _write_body(self, data):
         if data and self.chunked_response and self.has_body:
             self.channel.write_soon(
                 b'%X\r\n' % len(data), data, b'\r\n')
-        else:
+        elif data:
             super().write(data)
 
 
@@ -279,52 +295,78 @@ class _Channel(channel.HTTPChannel):
     head_began = None
     #: Whether a request of this connection was served (kept alive).
     served = False
+    #: Whether the task's thread is in :meth:`write_soon`, past waiting.
+    task_writing = False
+    #: Whether :meth:`write_soon` only queues (set by the task's thread).
+    holding = False
 
     def __init__(self, server, sock, addr, adj, map=None):
         super().__init__(server, sock, addr, adj, map)
         self.outbufs = [_Outbuf(adj.outbuf_overflow)]
 
+    def writable(self):
+        """waitress's, but not while the task's thread is queuing and
+        sending (:meth:`write_soon`): it holds the buffers' lock, and
+        the loop, told the socket is writable at every turn, tried the
+        lock and polled again, hundreds of turns a request while that
+        thread waited for a CPU and the GIL. The thread sends what it
+        queued itself, and wakes the loop for what the socket did not
+        take."""
+        return not self.task_writing and super().writable()
+
     def write_soon(self, *pieces):
         """waitress's ``write_soon``, of several pieces at once and into
         an :class:`_Outbuf`: queued, then sent as far as the socket
-        takes them now (the loop sends the rest)."""
+        takes them now (the loop sends the rest), unless ``holding``.
+        Without pieces: sends what is queued."""
         if not self.connected:
             # The task stops making an answer nobody reads.
             raise channel.ClientDisconnected
         size = sum(len(piece) for piece in pieces)
-        if not size:
-            return 0
         # The loop may be sending from the buffers: this (task) thread
         # may wait for it.
         with self.outbuf_lock:
             self._flush_outbufs_below_high_watermark()
             if not self.connected:
                 raise channel.ClientDisconnected
-            if isinstance(pieces[0], buffers.ReadOnlyFileBasedBuffer):
-                # wsgi.file_wrapper: sent from its file.
-                self.outbufs.append(pieces[0])
-                self.outbufs.append(_Outbuf(self.adj.outbuf_overflow))
-                self.current_outbuf_count = 0
-            else:
-                if (self.current_outbuf_count
-                        >= self.adj.outbuf_high_watermark):
-                    # A new answer (waitress's service() sets the count
-                    # so), or a long one: a new buffer, so that a
-                    # kept-alive connection's buffer is let go.
-                    self.outbufs.append(_Outbuf(self.adj.outbuf_overflow))
-                    self.current_outbuf_count = 0
-                for piece in pieces:
-                    self.outbufs[-1].append(piece)
-                self.current_outbuf_count += size
-            self.total_outbufs_len += size
-            if self.total_outbufs_len >= self.adj.send_bytes:
-                flushed, exception = self._flush_exception(
-                    self._flush_some, do_close=False)
-                if (exception or not flushed
-                        or self.total_outbufs_len >= self.adj.send_bytes):
-                    self.server.pull_trigger()
+            self.task_writing = True
+            try:
+                self._queue(pieces, size)
+                if not self.holding:
+                    self._send_queued()
+            finally:
+                self.task_writing = False
             self.outbufs[-1].bound()
         return size
+
+    def _queue(self, pieces, size):
+        if not size:
+            return
+        if isinstance(pieces[0], buffers.ReadOnlyFileBasedBuffer):
+            # wsgi.file_wrapper: sent from its file.
+            self.outbufs.append(pieces[0])
+            self.outbufs.append(_Outbuf(self.adj.outbuf_overflow))
+            self.current_outbuf_count = 0
+        else:
+            if self.current_outbuf_count >= self.adj.outbuf_high_watermark:
+                # A new answer (waitress's service() sets the count so),
+                # or a long one: a new buffer, so that a kept-alive
+                # connection's buffer is let go.
+                self.outbufs.append(_Outbuf(self.adj.outbuf_overflow))
+                self.current_outbuf_count = 0
+            for piece in pieces:
+                self.outbufs[-1].append(piece)
+            self.current_outbuf_count += size
+        self.total_outbufs_len += size
+
+    def _send_queued(self):
+        """Send from the task's thread; the loop sends the rest."""
+        if self.total_outbufs_len >= self.adj.send_bytes:
+            flushed, exception = self._flush_exception(
+                self._flush_some, do_close=False)
+            if (exception or not flushed
+                    or self.total_outbufs_len >= self.adj.send_bytes):
+                self.server.pull_trigger()
 
     def received(self, data):
         if self.request is None:
