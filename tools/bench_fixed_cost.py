@@ -2,7 +2,8 @@
 
     PYTHONPATH=. .venv/bin/python -m tools.bench_fixed_cost [--db mysql]
         [--computes 100] [--requests 200] [--rounds 3]
-        [--before CHECKOUT] [--in-process] [--profile FILE] [--json FILE]
+        [--before CHECKOUT] [--new-connections] [--in-process]
+        [--profile FILE] [--json FILE]
 
 Creates a throw-away database on ``--db`` (mysql, postgresql or sqlite),
 loads ``--computes`` computes of ``bench_cloud.py`` through a
@@ -12,7 +13,11 @@ allocations, inventories, aggregates and traits, the tree, the sharing
 providers, a consumer's allocations read, claimed and deleted), the
 CPU milliseconds of the service per request: ``--requests`` requests
 one after the other, from one client thread (``--clients``: that many
-threads, keeping the server's threads busy at once).
+threads, keeping the server's threads busy at once), on kept-alive
+connections, or with ``--new-connections`` each on a connection of its
+own that the client closes after the answer (as a compute's periodic
+request arrives: its connection went idle past the server's keep-alive
+timeout, 5 s, between two).
 
 Through the server (the default): ``placement-api`` with its defaults
 (``--workers``, ``--threads``), the CPU of its master and workers from
@@ -80,17 +85,18 @@ def operations(computes, owner, count):
 FLAVOR = {'VCPU': 1, 'MEMORY_MB': 16, 'DISK_GB': 1}
 
 
-def over_server(http, server, ops, clients):
+def over_server(http, server, ops, clients, new_connections):
     """CPU ms per request of the server's processes, per operation;
     ``clients`` threads send the requests."""
+    send = _send_alone if new_connections else _send
     results = {}
     for name, calls in ops:
         for method, path, body in calls[:5]:
             if method == 'GET':
-                _send(http, server.endpoint, method, path, body)
+                send(http, server.endpoint, method, path, body)
         before = server.cpu_seconds()
         bench.run_parallel(
-            lambda call: _send(http, server.endpoint, *call), calls,
+            lambda call: send(http, server.endpoint, *call), calls,
             clients)
         results[name] = 1000 * (server.cpu_seconds() - before) / len(calls)
     return results
@@ -101,6 +107,15 @@ def _send(http, endpoint, method, path, body):
                         headers=bench.HEADERS, retries=False)
     if resp.status >= 300:
         raise RuntimeError(f'{method} {path}: {resp.status} {resp.data!r}')
+
+
+def _send_alone(http, endpoint, method, path, body):
+    """:func:`_send` on a connection of its own, closed after."""
+    pool = urllib3.connection_from_url(endpoint, maxsize=1)
+    try:
+        _send(pool, '', method, path, body)
+    finally:
+        pool.close()
 
 
 def in_process(db_url, ops, profile):
@@ -142,7 +157,8 @@ def measure(args, http, db_url, conf, workdir, computes, owner):
             else:
                 with bench.running_server(conf, workdir, args, http,
                                           pythonpath) as server:
-                    result = over_server(http, server, ops, args.clients)
+                    result = over_server(http, server, ops, args.clients,
+                                         args.new_connections)
             rounds[name].append(result)
             print(f'round {number + 1} {name} (load '
                   f'{os.getloadavg()[0]:.1f}): ' + ', '.join(
@@ -182,6 +198,8 @@ def parse_args(argv):
                    'default the installed one, this)')
     p.add_argument('--clients', type=int, default=1,
                    help='threads sending the requests to the server')
+    p.add_argument('--new-connections', action='store_true',
+                   help='each request on a connection of its own')
     p.add_argument('--in-process', action='store_true',
                    help='the WSGI stack in this process, no server')
     p.add_argument('--profile', help='with --in-process: a cProfile here')

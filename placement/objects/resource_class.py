@@ -9,6 +9,7 @@ import os_resource_classes
 import sqlalchemy as sa
 
 from placement import exception
+from placement.db import api as db_api
 from placement.db import models
 from placement.objects import name_table
 
@@ -36,11 +37,13 @@ def require_known(names, ids):
             f'No such resource class {", ".join(unknown)}.')
 
 
+@db_api.read_committed
 def get_all(conn):
     """Every resource class row, standard ones first."""
     return conn.execute(sa.select(RC).order_by(RC.c.id)).all()
 
 
+@db_api.read_committed
 def get_by_name(conn, name):
     """The row of class ``name``; NotFound if there is none."""
     row = name_table.get(conn, RC, name)

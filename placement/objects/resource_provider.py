@@ -106,6 +106,7 @@ def canonical_uuid(uuid):
     return canonical
 
 
+@db_api.read_committed
 def get_by_uuid(conn, uuid):
     """The provider row; else NotFound.
 

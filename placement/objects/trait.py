@@ -7,6 +7,7 @@ import os_traits
 import sqlalchemy as sa
 
 from placement import exception
+from placement.db import api as db_api
 from placement.db import models
 from placement.objects import name_table
 
@@ -28,6 +29,7 @@ def known(found, unknown):
     return found
 
 
+@db_api.read_committed
 def get_all(conn, name_in=None, prefix=None, associated=None):
     """Trait rows sorted by name, filtered by what is not None.
 
@@ -54,6 +56,7 @@ def get_all(conn, name_in=None, prefix=None, associated=None):
     return sorted(rows, key=lambda row: row.name)
 
 
+@db_api.read_committed
 def get_by_name(conn, name):
     """The row of trait ``name``; NotFound if there is none."""
     row = name_table.get(conn, TRAIT, name)

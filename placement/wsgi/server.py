@@ -20,6 +20,7 @@ import itertools
 import logging
 import os
 import resource
+import select
 import socket
 import sys
 import time
@@ -126,7 +127,8 @@ class _Task(task.WSGITask):
     gets the path as sent and decides what it names (nothing).
 
     And a chunk of a streamed body is framed without copying it: waitress
-    makes ``size + data + CRLF`` anew (two copies of the chunk).
+    makes ``size + data + CRLF`` anew (two copies of the chunk). And the
+    head is sent with the body's first piece.
 
     And an HTTP/1.1 connection is kept alive after a chunked answer.
     """
@@ -161,13 +163,28 @@ class _Task(task.WSGITask):
         return environ
 
     def write(self, data):
-        if not self.wrote_header:
-            # The head, which decides whether the body is chunked.
+        if self.wrote_header:
+            self._write_body(data)
+            return
+        # The head, which decides whether the body is chunked, waits for
+        # the body's first piece: one send(2) and one packet for both
+        # (waitress sends the head alone, then the body).
+        self.channel.holding = True
+        try:
             super().write(b'')
+        finally:
+            self.channel.holding = False
+        self._write_body(data)
+        if self.channel.total_outbufs_len:
+            # A head without a body (a 204, a HEAD, an empty body), or
+            # what the socket did not take.
+            self.channel.write_soon()
+
+    def _write_body(self, data):
         if data and self.chunked_response and self.has_body:
             self.channel.write_soon(
                 b'%X\r\n' % len(data), data, b'\r\n')
-        else:
+        elif data:
             super().write(data)
 
 
@@ -279,52 +296,78 @@ class _Channel(channel.HTTPChannel):
     head_began = None
     #: Whether a request of this connection was served (kept alive).
     served = False
+    #: Whether the task's thread is in :meth:`write_soon`, past waiting.
+    task_writing = False
+    #: Whether :meth:`write_soon` only queues (set by the task's thread).
+    holding = False
 
     def __init__(self, server, sock, addr, adj, map=None):
         super().__init__(server, sock, addr, adj, map)
         self.outbufs = [_Outbuf(adj.outbuf_overflow)]
 
+    def writable(self):
+        """waitress's, but not while the task's thread is queuing and
+        sending (:meth:`write_soon`): it holds the buffers' lock, and
+        the loop, told the socket is writable at every turn, tried the
+        lock and polled again, hundreds of turns a request while that
+        thread waited for a CPU and the GIL. The thread sends what it
+        queued itself, and wakes the loop for what the socket did not
+        take."""
+        return not self.task_writing and super().writable()
+
     def write_soon(self, *pieces):
         """waitress's ``write_soon``, of several pieces at once and into
         an :class:`_Outbuf`: queued, then sent as far as the socket
-        takes them now (the loop sends the rest)."""
+        takes them now (the loop sends the rest), unless ``holding``.
+        Without pieces: sends what is queued."""
         if not self.connected:
             # The task stops making an answer nobody reads.
             raise channel.ClientDisconnected
         size = sum(len(piece) for piece in pieces)
-        if not size:
-            return 0
         # The loop may be sending from the buffers: this (task) thread
         # may wait for it.
         with self.outbuf_lock:
             self._flush_outbufs_below_high_watermark()
             if not self.connected:
                 raise channel.ClientDisconnected
-            if isinstance(pieces[0], buffers.ReadOnlyFileBasedBuffer):
-                # wsgi.file_wrapper: sent from its file.
-                self.outbufs.append(pieces[0])
-                self.outbufs.append(_Outbuf(self.adj.outbuf_overflow))
-                self.current_outbuf_count = 0
-            else:
-                if (self.current_outbuf_count
-                        >= self.adj.outbuf_high_watermark):
-                    # A new answer (waitress's service() sets the count
-                    # so), or a long one: a new buffer, so that a
-                    # kept-alive connection's buffer is let go.
-                    self.outbufs.append(_Outbuf(self.adj.outbuf_overflow))
-                    self.current_outbuf_count = 0
-                for piece in pieces:
-                    self.outbufs[-1].append(piece)
-                self.current_outbuf_count += size
-            self.total_outbufs_len += size
-            if self.total_outbufs_len >= self.adj.send_bytes:
-                flushed, exception = self._flush_exception(
-                    self._flush_some, do_close=False)
-                if (exception or not flushed
-                        or self.total_outbufs_len >= self.adj.send_bytes):
-                    self.server.pull_trigger()
+            self.task_writing = True
+            try:
+                self._queue(pieces, size)
+                if not self.holding:
+                    self._send_queued()
+            finally:
+                self.task_writing = False
             self.outbufs[-1].bound()
         return size
+
+    def _queue(self, pieces, size):
+        if not size:
+            return
+        if isinstance(pieces[0], buffers.ReadOnlyFileBasedBuffer):
+            # wsgi.file_wrapper: sent from its file.
+            self.outbufs.append(pieces[0])
+            self.outbufs.append(_Outbuf(self.adj.outbuf_overflow))
+            self.current_outbuf_count = 0
+        else:
+            if self.current_outbuf_count >= self.adj.outbuf_high_watermark:
+                # A new answer (waitress's service() sets the count so),
+                # or a long one: a new buffer, so that a kept-alive
+                # connection's buffer is let go.
+                self.outbufs.append(_Outbuf(self.adj.outbuf_overflow))
+                self.current_outbuf_count = 0
+            for piece in pieces:
+                self.outbufs[-1].append(piece)
+            self.current_outbuf_count += size
+        self.total_outbufs_len += size
+
+    def _send_queued(self):
+        """Send from the task's thread; the loop sends the rest."""
+        if self.total_outbufs_len >= self.adj.send_bytes:
+            flushed, exception = self._flush_exception(
+                self._flush_some, do_close=False)
+            if (exception or not flushed
+                    or self.total_outbufs_len >= self.adj.send_bytes):
+                self.server.pull_trigger()
 
     def received(self, data):
         if self.request is None:
@@ -378,6 +421,14 @@ class _Channel(channel.HTTPChannel):
         except OSError:
             return False  # nothing waiting
 
+    def idle(self):
+        """Whether nothing but its client can change what the loop
+        polls it for (readable, not writable): no request being served,
+        no answer waiting, not closing. ``requests`` is read first: a
+        task empties it after it set ``close_when_flushed``."""
+        return not (self.requests or self.total_outbufs_len
+                    or self.will_close or self.close_when_flushed)
+
     def stoppable(self):
         """Whether a stopping worker may close it at once: nothing being
         served or answered, and no request past its head (a client
@@ -416,12 +467,102 @@ class _Listener(server.TcpWSGIServer):
         for conn in list(self.active_channels.values()):
             if conn.expired(self.limits, now):
                 conn.will_close = True
+                self._map.watch(conn._fileno)
                 # The loop closes a connection once its socket is
                 # writable or hung up: a client that stopped reading
                 # leaves it full, and its answer's thread waiting,
                 # until shut down here.
                 with contextlib.suppress(OSError):
                     conn.socket.shutdown(socket.SHUT_RDWR)
+
+
+class Dispatchers(dict):
+    """The worker's socket map (descriptor: wasyncore dispatcher), and
+    its loop: :meth:`poll` is one turn of wasyncore's ``poll2``, without
+    its cost per open connection.
+
+    ``poll2`` makes a poll object at each turn and asks every dispatcher
+    whether it is readable and writable, several turns a request: a
+    worker holding a thousand idle kept-alive connections (computes
+    whose next request is a minute away, until ``keepalive_timeout``)
+    spent 0.6 ms of CPU a request on them. Here the poll object is kept
+    and a connection is asked again only when something may have
+    changed its answer: it is new, an event came on its socket, a
+    request of it is being served or its answer waits to be sent (it is
+    asked at each turn until neither), or the maintenance is closing
+    it. An idle connection's answer (readable, not writable) changes
+    only by one of these. The other dispatchers (the listeners, the
+    triggers) are asked at each turn, as by ``poll2``.
+    """
+
+    def __init__(self):
+        super().__init__()
+        self._poll = select.poll()
+        #: The flags each descriptor is registered with.
+        self._registered = {}
+        #: The connections to ask at the next turn.
+        self._watched = set()
+        #: The other dispatchers' descriptors.
+        self._others = set()
+
+    def __setitem__(self, fd, dispatcher):
+        super().__setitem__(fd, dispatcher)
+        if isinstance(dispatcher, _Channel):
+            self._watched.add(fd)
+        else:
+            self._others.add(fd)
+
+    def __delitem__(self, fd):
+        super().__delitem__(fd)
+        self._watched.discard(fd)
+        self._others.discard(fd)
+        if self._registered.pop(fd, None) is not None:
+            self._poll.unregister(fd)
+
+    def watch(self, fd):
+        """Ask the connection of ``fd`` again at the next turn."""
+        if fd in self and fd not in self._others:
+            self._watched.add(fd)
+
+    def poll(self, timeout):
+        """One turn: wait up to ``timeout`` seconds for events, and hand
+        them to their dispatchers as ``poll2`` does."""
+        for fd in [*self._others, *self._watched]:
+            dispatcher = self.get(fd)
+            if dispatcher is None:
+                continue
+            if fd in self._watched and dispatcher.idle():
+                # Before its flags: a task's thread makes a connection
+                # idle, never busy again.
+                self._watched.discard(fd)
+            flags = 0
+            if dispatcher.readable():
+                flags |= select.POLLIN | select.POLLPRI
+            # Accepting sockets should not be writable (poll2's rule).
+            if dispatcher.writable() and not dispatcher.accepting:
+                flags |= select.POLLOUT
+            self._register(fd, flags)
+        for fd, flags in self._poll.poll(int(timeout * 1000)):
+            dispatcher = self.get(fd)
+            if dispatcher is None:
+                continue
+            self.watch(fd)
+            wasyncore.readwrite(dispatcher, flags)
+
+    def _register(self, fd, flags):
+        registered = self._registered.get(fd)
+        if registered == flags or (registered is None and not flags):
+            return
+        if not flags:
+            # Not polled at all, as by poll2: not even for a hang-up.
+            del self._registered[fd]
+            self._poll.unregister(fd)
+        elif registered is None:
+            self._registered[fd] = flags
+            self._poll.register(fd, flags)
+        else:
+            self._registered[fd] = flags
+            self._poll.modify(fd, flags)
 
 
 class _Wakeup(wasyncore.file_dispatcher):
@@ -503,7 +644,7 @@ class Worker(base.Worker):
         )
 
     def run(self):
-        socket_map = {}
+        socket_map = Dispatchers()
         adj = self._adjustments()
         dispatcher = task.ThreadedTaskDispatcher()
         dispatcher.set_thread_count(self.cfg.threads)
@@ -513,8 +654,7 @@ class Worker(base.Worker):
             for sock in adj.sockets]
         _Wakeup(self.PIPE[0], socket_map)
         while self.alive and self._still_wanted(time.monotonic()):
-            wasyncore.loop(timeout=CHECK_INTERVAL, use_poll=True,
-                           map=socket_map, count=1)
+            socket_map.poll(CHECK_INTERVAL)
         self._finish(listeners, socket_map)
         dispatcher.shutdown(timeout=1)
         wasyncore.close_all(socket_map)
@@ -558,8 +698,7 @@ class Worker(base.Worker):
             if not busy:
                 return
             self.notify()
-            wasyncore.loop(timeout=0.1, use_poll=True, map=socket_map,
-                           count=1)
+            socket_map.poll(0.1)
 
 
 def worker_class(limits):

@@ -3,9 +3,10 @@ provider's inventories, traits, aggregates and allocations (GET
 /resource_providers/{uuid}/...): one statement each, which finds the
 provider and its rows together; a missing provider is the same 404.
 And of the provider listing (GET /resource_providers): one statement
-a page. On PostgreSQL all of them without a transaction (no BEGIN, no
-COMMIT), but the rest of a listing longer than a page, read on a
-server-side cursor.
+a page. And of a provider, a trait or a resource class alone, and of
+the traits and the resource classes. On PostgreSQL all of them without
+a transaction (no BEGIN, no COMMIT), but the rest of a listing longer
+than a page, read on a server-side cursor.
 """
 
 import uuid
@@ -52,8 +53,12 @@ def _provider(api, filled):
 
 
 def _read(api, rp_uuid, what):
+    return _read_path(api, f'/resource_providers/{rp_uuid}/{what}')
+
+
+def _read_path(api, path):
     with round_trips.RoundTrips(api.db.engine) as trips:
-        response = api.request('GET', f'/resource_providers/{rp_uuid}/{what}')
+        response = api.request('GET', path)
     assert trips.statements == ['SELECT']
     # No BEGIN on PostgreSQL either: one statement needs no transaction.
     assert (trips.commits, trips.pings, trips.begins) == (1, 0, 0)
@@ -104,6 +109,24 @@ def test_a_missing_provider_is_404_in_one_statement_or_none(
     # Not a uuid: no provider can have it, nothing is asked.
     assert trips.statements == (
         [] if missing == 'not-a-uuid' else ['SELECT'])
+
+
+@pytest.mark.parametrize('path', [
+    '/traits', '/traits?name=startswith:HW_', '/traits?associated=true',
+    '/traits/HW_CPU_X86_AVX2', '/resource_classes',
+    '/resource_classes/VCPU'])
+def test_a_name_or_the_names_are_read_in_one_statement(api, path):
+    response = _read_path(api, path)
+    # A trait is there or not: 204, no body.
+    assert response.status_int == (
+        204 if path.startswith('/traits/') else 200), response.text
+
+
+def test_a_provider_is_read_in_one_statement(api):
+    rp_uuid = _provider(api, False)
+    response = _read_path(api, f'/resource_providers/{rp_uuid}')
+    assert response.status_int == 200, response.text
+    assert response.json['uuid'] == rp_uuid
 
 
 def test_a_listing_of_one_page_reads_without_a_transaction(api):

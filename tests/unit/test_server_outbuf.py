@@ -1,7 +1,8 @@
 """How placement-api's worker sends an answer: from the bytes the
 application wrote (no copy into a buffer or a file while the client
-reads), into a temporary file past ``outbuf_overflow`` bytes waiting (a
-client that does not read), and cut at ``send_timeout``."""
+reads), the head with the body's first piece, into a temporary file past
+``outbuf_overflow`` bytes waiting (a client that does not read), and cut
+at ``send_timeout``; the loop keeps off what the task's thread sends."""
 
 import socket
 import tempfile
@@ -24,7 +25,12 @@ class _Socket:
         self.given = []
         self.wire = bytearray()
 
+    #: Called at each send (the task's thread is sending).
+    on_send = None
+
     def send(self, data):
+        if self.on_send:
+            self.on_send()
         self.given.append(data)
         taken = len(data) if self.room is None else min(self.room,
                                                         len(data))
@@ -78,13 +84,56 @@ def test_small_pieces_are_sent_together(connection):
     assert bytes(connection.socket.wire) == b'1F\r\n{' + body + b'}\r\n'
 
 
-def test_a_streamed_chunk_is_framed_without_a_copy(connection):
+def _task(connection, status='200 OK', headers=()):
+    """A task of ``GET /`` whose application answered ``status``."""
     request = server._Request(connection.adj)
     request.received(b'GET / HTTP/1.1\r\nHost: x\r\n\r\n')
     task = server._Task(connection, request)
-    task.status = '200 OK'
-    task.response_headers = [('Content-Type', 'application/json')]
+    task.status = status
+    task.response_headers = [('Content-Type', 'application/json'),
+                             *headers]
     task.complete = True
+    return task
+
+
+def test_a_small_answer_is_one_send(connection):
+    task = _task(connection, headers=[('Content-Length', '2')])
+    task.write(b'{}')
+    task.finish()
+    assert len(connection.socket.given) == 1
+    head, body = bytes(connection.socket.wire).split(b'\r\n\r\n', 1)
+    assert head.startswith(b'HTTP/1.1 200 OK\r\n')
+    assert b'Content-Length: 2' in head
+    assert body == b'{}'
+    assert connection.total_outbufs_len == 0
+
+
+def test_the_head_of_an_answer_without_body_is_sent(connection):
+    task = _task(connection, status='204 No Content')
+    task.finish()
+    assert bytes(connection.socket.wire).startswith(
+        b'HTTP/1.1 204 No Content\r\n')
+    assert bytes(connection.socket.wire).endswith(b'\r\n\r\n')
+    assert connection.total_outbufs_len == 0
+
+
+def test_the_loop_does_not_poll_to_send_what_the_task_sends(connection):
+    """The loop would find the buffers' lock taken, and poll again at
+    once, as long as the task's thread holds it."""
+    seen = []
+    connection.socket.on_send = lambda: seen.append(connection.writable())
+    connection.requests = ['being served']
+    task = _task(connection, headers=[('Content-Length', '2')])
+    task.write(b'{}')
+    connection.socket.room = 0
+    connection.write_soon(b'more')
+    assert seen and not any(seen)
+    # What the socket did not take, the loop sends.
+    assert connection.writable()
+
+
+def test_a_streamed_chunk_is_framed_without_a_copy(connection):
+    task = _task(connection)
     chunk = b'[' + b'1,' * 50000 + b'1]'
     task.write(chunk)
     task.write(b'[]')

@@ -25,15 +25,14 @@ def serving(application, limits):
         max_request_body_size=limits.max_body_bytes + 1)
     dispatcher = task.ThreadedTaskDispatcher()
     dispatcher.set_thread_count(2)
-    socket_map = {}
+    socket_map = server.Dispatchers()
     listener = server._Listener(application, socket_map, sock, dispatcher,
                                 adj, limits)
     stop = threading.Event()
 
     def loop():
         while not stop.is_set():
-            wasyncore.loop(timeout=0.05, use_poll=True, map=socket_map,
-                           count=1)
+            socket_map.poll(0.05)
 
     looping = threading.Thread(target=loop)
     looping.start()
