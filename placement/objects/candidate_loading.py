@@ -205,7 +205,8 @@ def load_providers(conn, roots, names):
     A provider's inventories and traits (ids and names) come folded
     into strings by the database, and the providers folded into strings
     of many (:func:`candidate_folding.folded_rows`): the driver's cost
-    is per row and per column. Their usage comes in the same statement
+    is per row and per column; those of a few trees listed are a string
+    each (:func:`_folded`). Their usage comes in the same statement
     (:func:`tagged_union.union`: :data:`candidate_folding.USAGE`).
     The uuids of parents and roots come from the rows themselves (the
     trees are loaded whole). ``names`` is a
@@ -224,10 +225,11 @@ def load_providers(conn, roots, names):
     only replace one another in :data:`_KEPT` and among a connection's
     statements prepared, both bounded.
     """
+    load = _LOAD_TREES if _folded(roots) else _LOAD_FEW_TREES
     strings = candidate_folding.strings_by_tag(
         kept.execute(conn, _KEPT.get(
             (roots.low, roots.high, *roots.others),
-            lambda: _LOAD_TREES.params(roots.params()),
+            lambda: load.params(roots.params()),
             len(roots.others))), (_PROVIDERS, _USAGE))
     used = candidate_folding.usage(strings[_USAGE])
     rows = [(int(provider_id), uuid, int(parent) if parent else None,
@@ -250,6 +252,24 @@ def load_providers(conn, roots, names):
         for row in rows}
 
 
+def _folded(roots):
+    """Whether the providers of the trees of ``roots`` are read folded
+    (:data:`_LOAD_TREES`), or a row each (:data:`_LOAD_FEW_TREES`: a
+    list of at most :data:`MOST_ROOTS_AS_ROWS` roots)."""
+    return roots.ranged or len(roots.others) > MOST_ROOTS_AS_ROWS
+
+
+#: The most roots, listed, whose providers are read a row each. Folding
+#: rows together costs MariaDB an on-disk (Aria) temporary table per
+#: statement: the grouped rows hold each provider's inventories and
+#: traits, GROUP_CONCATs as long as ``group_concat_max_len``, so BLOBs
+#: (as in :func:`candidate_folding.ids_among`, but with no bound). For
+#: the 57 trees of the flat member_of + required query it cost 1.40 ms
+#: of MariaDB's CPU against 1.12 a row each, and the driver 0.07 ms
+#: less; for the 1,000 trees of a window (a range) the rows cost the
+#: driver 3-7 ms more and MariaDB as much.
+MOST_ROOTS_AS_ROWS = 64
+
 #: The tree loads kept built (:func:`load_providers`), the last 256:
 #: apart from the narrowing's, so that loads of many different roots
 #: do not push those out.
@@ -259,10 +279,15 @@ _PROVIDERS, _USAGE = 'providers', 'usage'
 #: The rows of :func:`load_providers`, folded, and their usage; built
 #: once (its roots are parameters), so that a request neither builds
 #: nor coerces it.
+_TREE_PROVIDERS = (
+    sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id, _ROOT_ID,
+              candidate_folding.folded_inventories(),
+              candidate_folding.folded_named_traits())
+    .where(candidate_folding.of_trees(_ROOT_ID)))
 _LOAD_TREES = tagged_union.union({
-    _PROVIDERS: candidate_folding.folded_rows(
-        sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id, _ROOT_ID,
-                  candidate_folding.folded_inventories(),
-                  candidate_folding.folded_named_traits())
-        .where(candidate_folding.of_trees(_ROOT_ID)), 'id'),
+    _PROVIDERS: candidate_folding.folded_rows(_TREE_PROVIDERS, 'id'),
+    _USAGE: candidate_folding.USAGE})
+#: :data:`_LOAD_TREES` with a row per provider (:func:`_folded`).
+_LOAD_FEW_TREES = tagged_union.union({
+    _PROVIDERS: candidate_folding.row_strings(_TREE_PROVIDERS),
     _USAGE: candidate_folding.USAGE})

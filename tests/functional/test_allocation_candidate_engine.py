@@ -1419,3 +1419,53 @@ def test_the_narrowing_statement_makes_no_on_disk_table(sharing_kinds):
         rows = conn.execute(statement).all()
         assert disk_tables() == before
     assert rows
+
+
+def test_the_trees_of_a_few_roots_are_read_a_row_per_provider(world):
+    """A load of a few roots listed reads a row per provider (their
+    usage folded), loading what the same trees read folded load; on
+    MariaDB without an on-disk temporary table, which the folded rows,
+    holding each provider's inventories and traits as BLOBs, make at
+    each execution."""
+    world.provider('H0', inventory={'VCPU': 8, 'MEMORY_MB': 4096},
+                   traits=['CUSTOM_GOLD', 'HW_CPU_X86_AVX2'])
+    world.provider('H0_NUMA', 'H0', {'VCPU': 4}, traits=['CUSTOM_GOLD'])
+    world.provider('H1', inventory={'VCPU': 2, 'DISK_GB': {
+        'total': 100, 'reserved': 10, 'allocation_ratio': 1.5,
+        'step_size': 5, 'max_unit': 50}})
+    world.provider('H2')
+    world.provider('OTHER', inventory={'VCPU': 2})
+    world.allocate('H1', 'VCPU', 1)
+    world.allocate('H1', 'VCPU', 1)
+    world.allocate('H1', 'DISK_GB', 20)
+    world.allocate('OTHER', 'VCPU', 2)
+    with world.db.reader() as conn:
+        ids = dict(conn.execute(sa.select(RP.c.uuid, RP.c.id)).all())
+        root = {name: ids[world.uuids[name]] for name in ('H0', 'H1', 'H2')}
+        listed = candidate_folding.TreeRoots.of([], sorted(root.values()))
+        assert not candidate_loading._folded(listed)
+        rows = conn.execute(candidate_loading._LOAD_FEW_TREES.params(
+            listed.params())).all()
+        assert sorted(tag for _, tag in rows) == ['providers'] * 4 + [
+            'usage']
+        names = candidate_names.Names(conn)
+        if conn.dialect.name == 'mysql':
+            def disk_tables():
+                return int(conn.exec_driver_sql(
+                    "SHOW SESSION STATUS LIKE 'Created_tmp_disk_tables'"
+                ).one()[1])
+            before = disk_tables()
+            few = candidate_loading.load_providers(conn, listed, names)
+            assert disk_tables() == before
+        else:
+            few = candidate_loading.load_providers(conn, listed, names)
+        ranged = candidate_folding.TreeRoots.of(sorted(root.values()))
+        assert candidate_loading._folded(ranged)
+        folded = candidate_loading.load_providers(conn, ranged, names)
+    assert few == folded
+    assert sorted(world.names[p.uuid] for p in few.values()) == [
+        'H0', 'H0_NUMA', 'H1', 'H2']
+    h1 = few[root['H1']]
+    assert (h1.inventories['VCPU'].used, h1.inventories['DISK_GB'].used) \
+        == (2, 20)
+    assert few[ids[world.uuids['H0_NUMA']]].traits == ('CUSTOM_GOLD',)
