@@ -8,6 +8,7 @@ nested magic spec.
 
 import itertools
 import types
+import unittest.mock
 import uuid
 
 import pytest
@@ -1421,8 +1422,8 @@ def test_the_narrowing_statement_makes_no_on_disk_table(sharing_kinds):
     assert rows
 
 
-def test_the_trees_of_a_few_roots_are_read_a_row_per_provider(world):
-    """A load of a few roots listed reads a row per provider (their
+def test_the_trees_of_a_few_flat_roots_are_read_a_row_per_provider(world):
+    """A load of a few roots listed, flat, reads a row per provider (their
     usage folded), loading what the same trees read folded load; on
     MariaDB without an on-disk temporary table, which the folded rows,
     holding each provider's inventories and traits as BLOBs, make at
@@ -1443,7 +1444,10 @@ def test_the_trees_of_a_few_roots_are_read_a_row_per_provider(world):
         ids = dict(conn.execute(sa.select(RP.c.uuid, RP.c.id)).all())
         root = {name: ids[world.uuids[name]] for name in ('H0', 'H1', 'H2')}
         listed = candidate_folding.TreeRoots.of([], sorted(root.values()))
-        assert not candidate_loading._folded(listed)
+        assert not candidate_loading._folded(listed, flat=True)
+        assert candidate_loading._folded(listed, flat=False)
+        assert candidate_loading._folded(
+            candidate_folding.TreeRoots.of_window(1, 1000, []), flat=True)
         rows = conn.execute(candidate_loading._LOAD_FEW_TREES.params(
             listed.params())).all()
         assert sorted(tag for _, tag in rows) == ['providers'] * 4 + [
@@ -1455,13 +1459,13 @@ def test_the_trees_of_a_few_roots_are_read_a_row_per_provider(world):
                     "SHOW SESSION STATUS LIKE 'Created_tmp_disk_tables'"
                 ).one()[1])
             before = disk_tables()
-            few = candidate_loading.load_providers(conn, listed, names)
+            few = candidate_loading.load_providers(
+                conn, listed, names, flat=True)
             assert disk_tables() == before
         else:
-            few = candidate_loading.load_providers(conn, listed, names)
-        ranged = candidate_folding.TreeRoots.of(sorted(root.values()))
-        assert candidate_loading._folded(ranged)
-        folded = candidate_loading.load_providers(conn, ranged, names)
+            few = candidate_loading.load_providers(
+                conn, listed, names, flat=True)
+        folded = candidate_loading.load_providers(conn, listed, names)
     assert few == folded
     assert sorted(world.names[p.uuid] for p in few.values()) == [
         'H0', 'H0_NUMA', 'H1', 'H2']
@@ -1469,3 +1473,46 @@ def test_the_trees_of_a_few_roots_are_read_a_row_per_provider(world):
     assert (h1.inventories['VCPU'].used, h1.inventories['DISK_GB'].used) \
         == (2, 20)
     assert few[ids[world.uuids['H0_NUMA']]].traits == ('CUSTOM_GOLD',)
+
+
+def test_a_flat_member_of_search_makes_no_on_disk_table(world):
+    """On MariaDB, the search of a member_of + required request in flat
+    trees (its narrowing finds roots only) makes no on-disk temporary
+    table: its trees are loaded a row per provider. A nested request's
+    are loaded folded, and answer alike."""
+    world.provider('CN', inventory={'VCPU': 4}, traits=['CUSTOM_GOLD'],
+                   aggregates=['aggA'])
+    world.provider('CN2', inventory={'VCPU': 4}, aggregates=['aggA'])
+    world.provider('SA', inventory={'DISK_GB': 100}, traits=[SHARES],
+                   aggregates=['aggA'])
+    world.provider('NESTED', inventory={'DISK_GB': 10})
+    world.provider('NESTED_NUMA', 'NESTED', {'VCPU': 4},
+                   traits=['CUSTOM_GOLD'], aggregates=['aggN'])
+    flat = Group(resources={'VCPU': 1}, member_of=(
+        {world.aggregates['aggA']},), required_traits=({'CUSTOM_GOLD'},))
+    nested = Group(suffix='1', resources={'VCPU': 1}, member_of=(
+        {world.aggregates['aggN']},), required_traits=({'CUSTOM_GOLD'},))
+    loads = []
+    original = candidate_loading.load_providers
+
+    def load_providers(conn, roots, names, flat=False):
+        loads.append(candidate_loading._folded(roots, flat))
+        return original(conn, roots, names, flat)
+    with world.db.reader() as conn:
+        def disk_tables():
+            return int(conn.exec_driver_sql(
+                "SHOW SESSION STATUS LIKE 'Created_tmp_disk_tables'"
+            ).one()[1]) if conn.dialect.name == 'mysql' else 0
+        before = disk_tables()
+        with unittest.mock.patch.object(
+                candidate_loading, 'load_providers', load_providers):
+            found = allocation_candidate.get_candidates(
+                conn, Request(groups=(flat,), limit=10), conf())
+            assert disk_tables() == before
+            assert loads == [False]
+            in_nested = allocation_candidate.get_candidates(
+                conn, Request(groups=(nested,), limit=10), conf())
+            assert loads == [False, True]
+    assert [world.names[c.uuids[0]] for c in found.candidates] == ['CN']
+    assert [world.names[c.uuids[0]] for c in in_nested.candidates] == [
+        'NESTED_NUMA']
