@@ -281,8 +281,8 @@ def _folded(roots, flat, dialect):
             or span + len(roots.others) > MOST_ROOTS_AS_ROWS)
 
 
-#: The most roots, listed, whose providers are read a row each
-#: (:func:`_folded`).
+#: The most trees (listed, or ids of a range) whose providers are read
+#: a row each (:func:`_folded`).
 MOST_ROOTS_AS_ROWS = 64
 
 #: The tree loads kept built (:func:`load_providers`), the last 256:
@@ -291,9 +291,10 @@ MOST_ROOTS_AS_ROWS = 64
 _KEPT = kept.Kept(256)
 #: The tags of :data:`_LOAD_TREES`' rows.
 _PROVIDERS, _USAGE = 'providers', 'usage'
-#: The rows of :func:`load_providers`, folded, and their usage; built
-#: once (its roots are parameters), so that a request neither builds
-#: nor coerces it.
+#: The rows of :func:`load_providers` (folded in :data:`_LOAD_TREES`, a
+#: string each in :data:`_LOAD_FEW_TREES`) and their usage; built once
+#: (its roots are parameters), so that a request neither builds nor
+#: coerces it.
 _TREE_PROVIDERS = (
     sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id, _ROOT_ID,
               candidate_folding.folded_inventories(),
