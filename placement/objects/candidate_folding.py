@@ -66,6 +66,14 @@ def folded_rows(query, key):
             .group_by(rows.c[key] // ROWS_PER_STRING))
 
 
+def row_strings(query):
+    """``query``'s rows, each as one string of :func:`folded_row`
+    (:func:`unfolded_rows` reads them back as it reads
+    :func:`folded_rows`): as many rows as ``query``'s, not folded
+    together, so without the grouping of :func:`folded_rows`."""
+    return sa.select(folded_row(query.subquery().c))
+
+
 def folded_row(columns):
     """SQL: the text of one row of ``columns`` as :func:`folded_rows`
     joins them (:func:`unfolded_rows` reads it back)."""

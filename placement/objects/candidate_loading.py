@@ -106,12 +106,13 @@ class Trees:
                   for provider_id, root in sharing.items()
                   if not candidate_windows.holds(window, root))]
 
-    def load_roots(self, roots):
+    def load_roots(self, roots, flat):
         """``{id: candidate_tree.Provider}`` of every provider loaded,
         the trees of ``roots`` among them (in one query, those not
         loaded yet): what :meth:`candidate_narrowing.Narrowing.narrow`
-        tests the capacity of."""
-        self._load(sorted(roots), [])
+        tests the capacity of. ``flat``: the providers the narrowing
+        found in them are all roots (see :func:`load_providers`)."""
+        self._load(sorted(roots), [], flat)
         return self.providers
 
     def _shared_with(self):
@@ -122,17 +123,18 @@ class Trees:
                 shared_with[root].append(provider_id)
         return shared_with
 
-    def _load(self, batch, sharing_roots):
+    def _load(self, batch, sharing_roots, flat=False):
         """Load the trees of ``batch`` (roots of the window, a range if
         they are dense: :class:`candidate_folding.TreeRoots`) and
-        ``sharing_roots`` that are not loaded yet."""
+        ``sharing_roots`` that are not loaded yet (``flat``: as
+        :func:`load_providers`)."""
         batch = [root for root in batch if root not in self.by_root]
         sharing_roots = [root for root in sharing_roots
                          if root not in self.by_root]
         if batch or sharing_roots:
             self._remember(load_providers(
                 self.conn, candidate_folding.TreeRoots.of(
-                    batch, sharing_roots), self.names))
+                    batch, sharing_roots), self.names, flat))
 
     def _remember(self, loaded):
         self.providers.update(loaded)
@@ -197,7 +199,7 @@ def tree_rules(request):
         nested=request.nested)
 
 
-def load_providers(conn, roots, names):
+def load_providers(conn, roots, names, flat=False):
     """``{id: candidate_tree.Provider}`` for every provider of the trees
     of ``roots`` (a :class:`candidate_folding.TreeRoots`), in one
     statement.
@@ -205,8 +207,10 @@ def load_providers(conn, roots, names):
     A provider's inventories and traits (ids and names) come folded
     into strings by the database, and the providers folded into strings
     of many (:func:`candidate_folding.folded_rows`): the driver's cost
-    is per row and per column. Their usage comes in the same statement
-    (:func:`tagged_union.union`: :data:`candidate_folding.USAGE`).
+    is per row and per column; those of a few ``flat`` trees listed
+    are a string each (:func:`_folded`). Their usage comes in the same
+    statement (:func:`tagged_union.union`:
+    :data:`candidate_folding.USAGE`).
     The uuids of parents and roots come from the rows themselves (the
     trees are loaded whole). ``names`` is a
     :class:`candidate_names.Names`.
@@ -224,10 +228,12 @@ def load_providers(conn, roots, names):
     only replace one another in :data:`_KEPT` and among a connection's
     statements prepared, both bounded.
     """
+    folded = _folded(roots, flat, conn.dialect.name)
+    load = _LOAD_TREES if folded else _LOAD_FEW_TREES
     strings = candidate_folding.strings_by_tag(
         kept.execute(conn, _KEPT.get(
-            (roots.low, roots.high, *roots.others),
-            lambda: _LOAD_TREES.params(roots.params()),
+            (folded, roots.low, roots.high, *roots.others),
+            lambda: load.params(roots.params()),
             len(roots.others))), (_PROVIDERS, _USAGE))
     used = candidate_folding.usage(strings[_USAGE])
     rows = [(int(provider_id), uuid, int(parent) if parent else None,
@@ -258,19 +264,54 @@ def load_providers(conn, roots, names):
     return loaded
 
 
+def _folded(roots, flat, dialect):
+    """Whether the providers of the trees of ``roots`` are read folded
+    (:data:`_LOAD_TREES`), or a row each (:data:`_LOAD_FEW_TREES`): on
+    MariaDB/MySQL (``dialect``), trees that are likely one provider
+    each (``flat``: those the narrowing found in them are all roots),
+    at most :data:`MOST_ROOTS_AS_ROWS` (listed, or ids of a range).
+
+    Folding rows together costs MariaDB an on-disk (Aria) temporary
+    table per statement: the GROUP_CONCAT of the rows takes each
+    provider's inventories and traits, themselves GROUP_CONCATs as long
+    as ``group_concat_max_len``, so BLOBs (as in
+    :func:`candidate_folding.ids_among`, but with no bound), and keeps
+    them in a table of its own. For the 57 trees of the flat member_of
+    + required query: 1.40 ms of MariaDB's CPU against 1.12 a row each,
+    the service 0.07 ms less folded. A row costs the service ~3 µs
+    more: for the 16 trees (176 providers) of the nested same_subtree
+    query ``limit=10`` 0.5 ms, what MariaDB saves; for the 1,000 of a
+    window (a range) 3-7 ms more, and MariaDB as much. PostgreSQL
+    makes no such table: the rows of the flat query cost it 0.3 ms and
+    the service 0.4 ms more."""
+    span = roots.high - roots.low + 1 if roots.ranged else 0
+    return (not flat or dialect != 'mysql'
+            or span + len(roots.others) > MOST_ROOTS_AS_ROWS)
+
+
+#: The most trees (listed, or ids of a range) whose providers are read
+#: a row each (:func:`_folded`).
+MOST_ROOTS_AS_ROWS = 64
+
 #: The tree loads kept built (:func:`load_providers`), the last 256:
 #: apart from the narrowing's, so that loads of many different roots
 #: do not push those out.
 _KEPT = kept.Kept(256)
 #: The tags of :data:`_LOAD_TREES`' rows.
 _PROVIDERS, _USAGE = 'providers', 'usage'
-#: The rows of :func:`load_providers`, folded, and their usage; built
-#: once (its roots are parameters), so that a request neither builds
-#: nor coerces it.
+#: The rows of :func:`load_providers` (folded in :data:`_LOAD_TREES`, a
+#: string each in :data:`_LOAD_FEW_TREES`) and their usage; built once
+#: (its roots are parameters), so that a request neither builds nor
+#: coerces it.
+_TREE_PROVIDERS = (
+    sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id, _ROOT_ID,
+              candidate_folding.folded_inventories(),
+              candidate_folding.folded_named_traits())
+    .where(candidate_folding.of_trees(_ROOT_ID)))
 _LOAD_TREES = tagged_union.union({
-    _PROVIDERS: candidate_folding.folded_rows(
-        sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id, _ROOT_ID,
-                  candidate_folding.folded_inventories(),
-                  candidate_folding.folded_named_traits())
-        .where(candidate_folding.of_trees(_ROOT_ID)), 'id'),
+    _PROVIDERS: candidate_folding.folded_rows(_TREE_PROVIDERS, 'id'),
+    _USAGE: candidate_folding.USAGE})
+#: :data:`_LOAD_TREES` with a row per provider (:func:`_folded`).
+_LOAD_FEW_TREES = tagged_union.union({
+    _PROVIDERS: candidate_folding.row_strings(_TREE_PROVIDERS),
     _USAGE: candidate_folding.USAGE})

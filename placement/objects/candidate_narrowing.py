@@ -226,7 +226,9 @@ class Narrowing:
             narrowed = roots
             providers = trees.load_roots(roots | {
                 self.sharing[provider_id] for slot in self.slots
-                for provider_id in self.via_sharing(slot)})
+                for provider_id in self.via_sharing(slot)}, all(
+                provider_id == root for slot in self.slots
+                for provider_id, root in slot.roots.items()))
             self.slots = _serving_slots(self.slots, {
                 provider_id: provider.inventories
                 for provider_id, provider in providers.items()})

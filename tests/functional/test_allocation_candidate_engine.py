@@ -9,6 +9,7 @@ nested magic spec.
 import collections
 import itertools
 import types
+import unittest.mock
 import uuid
 
 import pytest
@@ -1513,3 +1514,103 @@ def test_the_narrowing_statement_makes_no_on_disk_table(sharing_kinds):
         rows = conn.execute(statement).all()
         assert disk_tables() == before
     assert rows
+
+
+def test_the_trees_of_a_few_flat_roots_are_read_a_row_per_provider(world):
+    """A load of a few roots listed, flat, reads a row per provider on
+    MariaDB (their usage folded), loading what the same trees read
+    folded load, and without an on-disk temporary table, which the folded rows,
+    holding each provider's inventories and traits as BLOBs, make at
+    each execution."""
+    world.provider('H0', inventory={'VCPU': 8, 'MEMORY_MB': 4096},
+                   traits=['CUSTOM_GOLD', 'HW_CPU_X86_AVX2'])
+    world.provider('H0_NUMA', 'H0', {'VCPU': 4}, traits=['CUSTOM_GOLD'])
+    world.provider('H1', inventory={'VCPU': 2, 'DISK_GB': {
+        'total': 100, 'reserved': 10, 'allocation_ratio': 1.5,
+        'step_size': 5, 'max_unit': 50}})
+    world.provider('H2')
+    world.provider('OTHER', inventory={'VCPU': 2})
+    world.allocate('H1', 'VCPU', 1)
+    world.allocate('H1', 'VCPU', 1)
+    world.allocate('H1', 'DISK_GB', 20)
+    world.allocate('OTHER', 'VCPU', 2)
+    with world.db.reader() as conn:
+        ids = dict(conn.execute(sa.select(RP.c.uuid, RP.c.id)).all())
+        root = {name: ids[world.uuids[name]] for name in ('H0', 'H1', 'H2')}
+        listed = candidate_folding.TreeRoots.of([], sorted(root.values()))
+        assert not candidate_loading._folded(listed, True, 'mysql')
+        assert candidate_loading._folded(listed, False, 'mysql')
+        assert candidate_loading._folded(listed, True, 'postgresql')
+        assert candidate_loading._folded(
+            candidate_folding.TreeRoots.of_window(1, 1000, []), True,
+            'mysql')
+        rows = conn.execute(candidate_loading._LOAD_FEW_TREES.params(
+            listed.params())).all()
+        assert sorted(tag for _, tag in rows) == ['providers'] * 4 + [
+            'usage']
+        names = candidate_names.Names(conn)
+        if conn.dialect.name == 'mysql':
+            def disk_tables():
+                return int(conn.exec_driver_sql(
+                    "SHOW SESSION STATUS LIKE 'Created_tmp_disk_tables'"
+                ).one()[1])
+            before = disk_tables()
+            few = candidate_loading.load_providers(
+                conn, listed, names, flat=True)
+            assert disk_tables() == before
+        else:
+            few = candidate_loading.load_providers(
+                conn, listed, names, flat=True)
+        folded = candidate_loading.load_providers(conn, listed, names)
+    assert few == folded
+    assert sorted(world.names[p.uuid] for p in few.values()) == [
+        'H0', 'H0_NUMA', 'H1', 'H2']
+    h1 = few[root['H1']]
+    assert (h1.inventories['VCPU'].used, h1.inventories['DISK_GB'].used) \
+        == (2, 20)
+    assert few[ids[world.uuids['H0_NUMA']]].traits == ('CUSTOM_GOLD',)
+
+
+def test_a_flat_member_of_search_makes_no_on_disk_table(world):
+    """On MariaDB, the search of a member_of + required request in flat
+    trees (its narrowing finds roots only) makes no on-disk temporary
+    table: its trees are loaded a row per provider. A nested request's
+    (and any on the other databases) are loaded folded, and answer
+    alike."""
+    world.provider('CN', inventory={'VCPU': 4}, traits=['CUSTOM_GOLD'],
+                   aggregates=['aggA'])
+    world.provider('CN2', inventory={'VCPU': 4}, aggregates=['aggA'])
+    world.provider('SA', inventory={'DISK_GB': 100}, traits=[SHARES],
+                   aggregates=['aggA'])
+    world.provider('NESTED', inventory={'DISK_GB': 10})
+    world.provider('NESTED_NUMA', 'NESTED', {'VCPU': 4},
+                   traits=['CUSTOM_GOLD'], aggregates=['aggN'])
+    flat = Group(resources={'VCPU': 1}, member_of=(
+        {world.aggregates['aggA']},), required_traits=({'CUSTOM_GOLD'},))
+    nested = Group(suffix='1', resources={'VCPU': 1}, member_of=(
+        {world.aggregates['aggN']},), required_traits=({'CUSTOM_GOLD'},))
+    loads = []
+    original = candidate_loading.load_providers
+
+    def load_providers(conn, roots, names, flat=False):
+        loads.append(candidate_loading._folded(
+            roots, flat, conn.dialect.name))
+        return original(conn, roots, names, flat)
+    with world.db.reader() as conn:
+        def disk_tables():
+            return int(conn.exec_driver_sql(
+                "SHOW SESSION STATUS LIKE 'Created_tmp_disk_tables'"
+            ).one()[1]) if conn.dialect.name == 'mysql' else 0
+        before = disk_tables()
+        with unittest.mock.patch.object(
+                candidate_loading, 'load_providers', load_providers):
+            found = allocation_candidate.get_candidates(
+                conn, Request(groups=(flat,), limit=10), conf())
+            assert disk_tables() == before
+            assert loads == [conn.dialect.name != 'mysql']
+            in_nested = allocation_candidate.get_candidates(
+                conn, Request(groups=(nested,), limit=10), conf())
+            assert loads[1:] == [True]
+    assert [world.names[c.uuids[0]] for c in found.candidates] == ['CN']
+    assert [world.names[c.uuids[0]] for c in in_nested.candidates] == [
+        'NESTED_NUMA']
