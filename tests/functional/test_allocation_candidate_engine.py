@@ -1055,8 +1055,8 @@ def _trees_loaded_by_test(monkeypatch, world):
         testing.append(narrowing.capacity_test)
         return narrow(narrowing, window, trees)
 
-    def loading(trees, roots):
-        providers = load_roots(trees, roots)
+    def loading(trees, roots, *args):
+        providers = load_roots(trees, roots, *args)
         loaded[testing[-1]].append(
             {world.names[providers[root].uuid] for root in roots})
         return providers
