@@ -366,20 +366,15 @@ class Narrowing:
                 lacking = [provider for provider in providers
                            if lacks(provider.traits)]
             each = slot_resources(group)
+            # The slots an inventories object serves, in one pass: a
+            # test per slot and provider was the most called function
+            # of nova's scheduler query.
+            slots_served = _tested_once(lambda inventories, each=each: [
+                index for index, resources in enumerate(each)
+                if candidate_tree.serves(inventories, resources)])
             serving = [{} for _ in each]
-            # Whether an inventories object serves each slot, tested
-            # once per object (the providers of one model and usage
-            # share theirs) in one pass: a test per slot and provider
-            # was the most called function of nova's scheduler query.
-            served = {}
             for provider in lacking:
-                inventories = provider.inventories
-                flags = served.get(id(inventories))
-                if flags is None:
-                    flags = served[id(inventories)] = [
-                        index for index, resources in enumerate(each)
-                        if candidate_tree.serves(inventories, resources)]
-                for index in flags:
+                for index in slots_served(provider.inventories):
                     serving[index][provider.id] = provider.root_id
             slots.extend(SlotProviders(group, resources, roots, {})
                          for resources, roots in zip(each, serving,
