@@ -106,9 +106,7 @@ def unknown_revision(current):
 def upgrade(engine, revision='head'):
     """Bring the schema up to ``revision``."""
     with _locked_connection(engine) as conn:
-        unknown = unknown_revision(
-            alembic_migration.MigrationContext.configure(
-                conn).get_current_revision())
+        unknown = unknown_revision(_revision(conn))
         # alembic must find the connection outside any transaction.
         conn.rollback()
         if unknown:
@@ -125,8 +123,12 @@ def stamp(engine, revision):
 def current_version(engine):
     """The revision the database is at, or None for an empty database."""
     with engine.connect() as conn:
-        return alembic_migration.MigrationContext.configure(
-            conn).get_current_revision()
+        return _revision(conn)
+
+
+def _revision(conn):
+    return alembic_migration.MigrationContext.configure(
+        conn).get_current_revision()
 
 
 def script_directory():
