@@ -20,6 +20,7 @@ Options given in a config file still win over these defaults.
 import gc
 import logging
 import os
+import signal
 import sys
 
 from gunicorn.app import base as gunicorn_base
@@ -173,8 +174,17 @@ def _set_dev_defaults(conf):
     conf.set_default('sync_on_startup', True, group='placement_database')
 
 
+def _stop_while_starting(signum, frame):
+    """SIGTERM before gunicorn's master takes the signals over (while
+    the database is checked or waited for): stop as it would later,
+    with status 0 and what start-up made removed, rather than die at
+    once and leave the metrics' directory behind."""
+    sys.exit(0)
+
+
 @fatal.exits_cleanly()
 def main(argv=None):
+    signal.signal(signal.SIGTERM, _stop_while_starting)
     conf = loading.new_conf()
     conf.register_cli_opts(_cli_opts)
     argv = sys.argv[1:] if argv is None else argv

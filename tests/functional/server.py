@@ -51,7 +51,9 @@ def running_server(tmp_path, workers=1, threads=4, url=None,
                                 tmp_path / 'server.log')
         yield endpoint
     finally:
-        processes.stop(process)
+        # Longer than the server's own --graceful-timeout (30 s), after
+        # which it kills its workers and still cleans up and exits 0.
+        processes.stop(process, timeout=45)
         log.close()
 
 

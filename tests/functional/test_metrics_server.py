@@ -167,12 +167,17 @@ def test_every_worker_counted_and_capacity_is_the_reports(tmp_path):
 
 
 def test_private_directory_removed_at_exit(tmp_path):
-    with server.running_server(tmp_path, workers=2) as endpoint:
+    started = []
+    with server.running_server(tmp_path, workers=2,
+                               started=started) as endpoint:
         _scrape(endpoint)
         [path] = re.findall(r'Metrics of the workers are in (\S+)',
                             (tmp_path / 'server.log').read_text())
         assert glob.glob(os.path.join(path, 'counter_*.db'))
-    assert not os.path.exists(path)
+    log = (tmp_path / 'server.log').read_text()
+    # -9: killed at the end of the stop's timeout, it could not.
+    assert started[0].returncode == 0, log
+    assert not os.path.exists(path), (os.listdir(path), log)
 
 
 def test_management_listener_serves_metrics_without_a_token(tmp_path):

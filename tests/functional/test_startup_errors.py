@@ -7,7 +7,9 @@ servers' cases run on the backend of ``PLACEMENT_TEST_DB_URL`` (``-m
 db``); those that need no server run everywhere.
 """
 
+import signal
 import sqlite3
+import subprocess
 import threading
 
 import pytest
@@ -16,6 +18,7 @@ import sqlalchemy as sa
 from placement import fatal
 from placement.db import api as db_api
 from tests import database
+from tests import processes
 from tests.functional import commands
 from tests.functional import test_wsgi
 
@@ -214,3 +217,31 @@ def test_debug_logs_the_details(tmp_path, config_dir):
                for line in details)
     assert last.startswith(f'placement-manage: {CONNECTION} = ')
     assert SECRET not in result.stderr
+
+
+def test_stopped_while_waiting_for_the_database(tmp_path, config_dir):
+    """SIGTERM before the server serves (here, while it waits for its
+    database) stops it with status 0 and removes the directory it made
+    for the workers' metrics."""
+    connection = 'mysql+pymysql://placement:secret@127.0.0.1:1/placement'
+    commands.write_config(
+        config_dir / 'placement.conf', api={'auth_strategy': 'noauth2'},
+        placement_database={'connection': connection, 'max_retries': -1,
+                            'retry_interval': 60})
+    private_tmp = tmp_path / 'tmp'
+    private_tmp.mkdir()
+    port = processes.free_port()
+    server = subprocess.Popen(
+        [commands.script('placement-api'), '--port', str(port)],
+        env={**commands.environ(config_dir), 'TMPDIR': str(private_tmp)},
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        first_line = server.stderr.readline()
+        assert 'not reachable at 127.0.0.1:1' in first_line, first_line
+        assert list(private_tmp.glob('placement-metrics-*'))
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=10) == 0
+    finally:
+        processes.stop(server)
+        server.stderr.close()
+    assert not list(private_tmp.glob('placement-metrics-*'))
