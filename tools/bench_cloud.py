@@ -115,7 +115,6 @@ from tools import bench_claims
 
 OWNER = bench.OWNER
 PCI_CLASS = 'CUSTOM_PCI_8086_1563'
-FLAVOR = {'VCPU': 2, 'MEMORY_MB': 4096, 'DISK_GB': 20}
 PCI_GROUP = (f'&resources_PCI_0={PCI_CLASS}:1&required_PCI_0={OWNER}'
              '&group_policy=none')
 #: Seconds between nova-compute's periodic tasks.
@@ -286,6 +285,13 @@ class Stats:
             return rows, seconds, lag
 
 
+def candidates_path(pci):
+    """The scheduler's candidates query, with nova's PCI group if
+    ``pci``."""
+    return (f'/allocation_candidates?{bench.SCHEDULER}&limit=1000'
+            + (PCI_GROUP if pci else ''))
+
+
 def candidates_operation(pci):
     """The operation's name: a boot that asks a PCI device too is a
     query of its own (a granular group in the trees that have one),
@@ -325,12 +331,8 @@ class Api:
                          f'/resource_providers/{rp_uuid}/{what}')
 
     def candidates(self, pci):
-        flavor = ','.join(f'{rc}:{n}' for rc, n in FLAVOR.items())
-        query = (f'resources={flavor}&root_required={OWNER}'
-                 '&required=!COMPUTE_STATUS_DISABLED&limit=1000'
-                 + (PCI_GROUP if pci else ''))
         _status, body = self.send(candidates_operation(pci), 'GET',
-                                  f'/allocation_candidates?{query}')
+                                  candidates_path(pci))
         return [] if body is None else [
             {rp: alloc['resources']
              for rp, alloc in request['allocations'].items()}

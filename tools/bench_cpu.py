@@ -1,14 +1,16 @@
 """CPU seconds per request of the scheduler's reads, in process.
 
     .venv/bin/python -m tools.bench_cpu DATABASE_URL
-        [--phase flat|nested] [--repetitions 20] [--warmups 3]
+        [--phase flat|nested|cloud] [--repetitions 20] [--warmups 3]
         [--query TEXT] [--profile FILE] [--json FILE]
 
 Sends the queries of ``bench_allocation_candidates.py`` (of ``--phase``:
 by default ``nested`` if the database's name ends in ``_nested``, else
-``flat``), and two fixed-cost requests (``GET /`` and a provider list
-that matches nothing), to the whole WSGI stack (``noauth2``) built in
-this process on DATABASE_URL, a database that the benchmark kept
+``flat``; ``cloud``: the scheduler's queries of ``bench_cloud.py``, with
+and without nova's PCI group, on a database it loaded), and two
+fixed-cost requests (``GET /`` and a provider list that matches
+nothing), to the whole WSGI stack (``noauth2``) built in this process
+on DATABASE_URL, a database that the benchmark kept
 (``--keep-database``). Nothing is written to it: no migration, no
 standard names, no statistics.
 
@@ -51,6 +53,7 @@ from placement import policy
 from placement.conf import loading
 from placement.db import api as db_api
 from tools import bench_allocation_candidates as bench
+from tools import bench_cloud
 
 FIXED_COST = [('fixed cost: GET /', '/'),
               ('fixed cost: empty provider list',
@@ -173,6 +176,11 @@ class DatabaseCpu:
 def queries(url, phase):
     if phase == 'nested':
         return bench.nested_queries(None) + FIXED_COST
+    if phase == 'cloud':
+        return [('cloud scheduler limit=1000',
+                 bench_cloud.candidates_path(pci=False)),
+                ('cloud scheduler +PCI limit=1000',
+                 bench_cloud.candidates_path(pci=True))] + FIXED_COST
     engine = sa.create_engine(url)
     try:
         with engine.connect() as conn:
@@ -233,7 +241,7 @@ def measure(app, name, path, args, profile=None, database_cpu=None):
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('database_url')
-    parser.add_argument('--phase', choices=['flat', 'nested'])
+    parser.add_argument('--phase', choices=['flat', 'nested', 'cloud'])
     parser.add_argument('--repetitions', type=int, default=20)
     parser.add_argument('--warmups', type=int, default=3)
     parser.add_argument('--query', default='',

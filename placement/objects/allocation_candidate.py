@@ -111,6 +111,7 @@ def search(conn, request, conf):
     found = progress.counted(_strategy(conf)(per_root))
     if limit is not None:
         found = list(itertools.islice(found, limit))
+        narrowing.remember_start(progress)
     return Found(found, trees, limit, progress)
 
 

@@ -28,13 +28,42 @@ from placement.db import api as db_api
 MOST_IDS = 64
 
 
+class Recent:
+    """Values of the last ``size`` different keys, shared by a worker's
+    threads."""
+
+    def __init__(self, size):
+        self._size = size
+        self._values = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key, default=None):
+        """The value of ``key`` (now the most recent), else ``default``."""
+        with self._lock:
+            value = self._values.get(key, default)
+            if key in self._values:
+                self._values.move_to_end(key)
+            return value
+
+    def put(self, key, value):
+        """``key`` is ``value``, the oldest key dropped past the size."""
+        with self._lock:
+            self._values[key] = value
+            self._values.move_to_end(key)
+            while len(self._values) > self._size:
+                self._values.popitem(last=False)
+
+    def drop(self, key):
+        """``key`` has no value any more."""
+        with self._lock:
+            self._values.pop(key, None)
+
+
 class Kept:
     """The statements of the last ``size`` different keys."""
 
     def __init__(self, size):
-        self._size = size
-        self._statements = collections.OrderedDict()
-        self._lock = threading.Lock()
+        self._statements = Recent(size)
 
     def get(self, key, build, ids):
         """What is kept for ``key`` (hashable, and equal only for equal
@@ -44,19 +73,14 @@ class Kept:
         its statement again as it ran it first)."""
         if ids > MOST_IDS:
             return build()
-        with self._lock:
-            statement = self._statements.get(key)
-            if statement is not None:
-                self._statements.move_to_end(key)
-                return statement
+        statement = self._statements.get(key)
+        if statement is not None:
+            return statement
         statement = build()
         for item in statement if isinstance(statement, tuple) else [statement]:
             if isinstance(item, sa.sql.ClauseElement):
                 _PREPARED[item] = weakref.WeakKeyDictionary()
-        with self._lock:
-            self._statements[key] = statement
-            while len(self._statements) > self._size:
-                self._statements.popitem(last=False)
+        self._statements.put(key, statement)
         return statement
 
 

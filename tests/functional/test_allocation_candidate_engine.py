@@ -141,6 +141,14 @@ def world(db):
     return World(db)
 
 
+@pytest.fixture(autouse=True)
+def _no_start_remembered(monkeypatch):
+    """Each test's searches start where nothing was remembered of an
+    earlier test's (:meth:`candidate_narrowing.Narrowing.remember_start`:
+    its requests are built from the same ids)."""
+    monkeypatch.setattr(candidate_narrowing, '_STARTS', kept.Recent(256))
+
+
 @pytest.fixture
 def sharing(world):
     """First example of "Sharing Resource Providers"."""
@@ -1010,8 +1018,8 @@ def test_a_device_few_trees_have_bounds_the_trees_loaded(
                     required_traits=(frozenset({owner}),)))
     loaded = _trees_loaded_by_test(monkeypatch, world)
     found = [world.allocations(*groups, limit=limit, group_policy='none')
-             for limit in (1, 2, None)]
-    assert found[2] == sorted(
+             for limit in (None, 1, 2)]
+    assert found[0] == sorted(
         named((f'H{index:02}', {'VCPU': 1}),
               (f'H{index:02}_PCI', {'PCI_DEVICE': 1}))
         for index in (4, 8, 12))
@@ -1023,7 +1031,63 @@ def test_a_device_few_trees_have_bounds_the_trees_loaded(
     _capacity_probed(monkeypatch)
     assert found == [world.allocations(*groups, limit=limit,
                                        group_policy='none')
-                     for limit in (1, 2, None)]
+                     for limit in (None, 1, 2)]
+
+
+def test_a_request_starts_where_its_last_search_stepped_up(
+        world, monkeypatch):
+    """nova's PCI request, sent again: its search starts at the capacity
+    test the last one stepped up to (its first window then loads only
+    trees holding a device), with the same answers."""
+    monkeypatch.setattr(candidate_windows, 'FIRST_WINDOW', 1)
+    owner = 'OWNER_NOVA'
+    for index in range(16):
+        root = f'H{index:02}'
+        world.provider(root, inventory={'VCPU': 4}, traits=[owner])
+        if index % 4 == 0:
+            world.provider(f'{root}_PCI', root, {'PCI_DEVICE': 1},
+                           traits=[owner])
+    world.allocate('H00_PCI', 'PCI_DEVICE', 1)
+    groups = (Group(resources={'VCPU': 1}),
+              Group('_PCI', {'PCI_DEVICE': 1},
+                    required_traits=(frozenset({owner}),)))
+    tests = _windows_tests(monkeypatch)
+    first = world.allocations(*groups, limit=2, group_policy='none')
+    assert tests[0] == candidate_narrowing.ON_TREES
+    assert tests[-1] == candidate_narrowing.COULD_SERVE
+    tests.clear()
+    assert world.allocations(*groups, limit=2, group_policy='none') == first
+    assert tests[0] == candidate_narrowing.COULD_SERVE
+    # Another request starts low.
+    tests.clear()
+    world.allocations(Group(resources={'VCPU': 2}), *groups[1:], limit=2,
+                      group_policy='none')
+    assert tests[0] == candidate_narrowing.ON_TREES
+
+
+def test_a_request_whose_roots_qualify_again_starts_low_again(
+        many_roots, monkeypatch):
+    """A busy cloud's request starts where its last search stepped up
+    while its roots rarely qualify; once most do (the cloud freed), the
+    search after the first that finds so starts at ON_TREES."""
+    for index in range(10):
+        many_roots.allocate(f'H{index:02}', 'VCPU', 2)
+        if index % 2 == 0:
+            many_roots.allocate(f'H{index:02}_NUMA', 'VCPU', 4)
+    two = Group(resources={'VCPU': 2},
+                required_traits=(frozenset({'HW_CPU_X86_AVX2'}),))
+    tests = _windows_tests(monkeypatch)
+
+    def first_test():
+        tests.clear()
+        many_roots.allocations(two, limit=1)
+        return tests[0]
+    assert first_test() == candidate_narrowing.ON_TREES
+    assert first_test() == candidate_narrowing.SERVES_NOW
+    with many_roots.db.writer() as conn:
+        conn.execute(sa.delete(ALLOC))
+    assert first_test() == candidate_narrowing.SERVES_NOW
+    assert first_test() == candidate_narrowing.ON_TREES
 
 
 @pytest.mark.parametrize('test', [candidate_narrowing.ON_TREES,
@@ -1041,6 +1105,19 @@ def test_a_group_a_sharing_provider_serves_bounds_no_tree(
         Group('1', {'DISK_GB': 10}), group_policy='none') == [
             named(('CN', {'VCPU': 1}), ('SS', {'DISK_GB': 10}))]
     assert set(tests) == {test}
+
+
+def _windows_tests(monkeypatch):
+    """How the capacity of each window's providers is tested
+    (:data:`candidate_narrowing.ON_TREES`...), as each is narrowed."""
+    tests = []
+    narrow = candidate_narrowing.Narrowing.narrow
+
+    def narrowing(narrowing, window, trees=None):
+        tests.append(narrowing.capacity_test)
+        return narrow(narrowing, window, trees)
+    monkeypatch.setattr(candidate_narrowing.Narrowing, 'narrow', narrowing)
+    return tests
 
 
 def _trees_loaded_by_test(monkeypatch, world):
