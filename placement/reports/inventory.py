@@ -38,6 +38,27 @@ def integer(value):
     return int(value or 0)
 
 
+class _Integer(sa.types.TypeDecorator):
+    """A number the database computes as a double, read as an int."""
+
+    impl = sa.Float
+    cache_ok = True
+
+    def process_result_value(self, value, dialect):
+        return None if value is None else int(value)
+
+
+def sum_of_capacities(column):
+    """SUM of a column of capacities (or of counts derived from them),
+    as an int: summed as doubles. An inventory's capacity may exceed
+    BIGINT (an ``allocation_ratio`` up to 3.4e38), where an integer SUM
+    failed (SQLite: integer overflow; PostgreSQL: bigint out of range as
+    it was cast back), a 500; the sums of smaller ones, below 2**53, are
+    exact."""
+    return sa.type_coerce(sa.func.sum(sa.cast(column, sa.Float)),
+                          _Integer())
+
+
 def shared(provider_id, *tested):
     """1 where provider ``provider_id`` shares its inventory through its
     aggregates (trait MISC_SHARES_VIA_AGGREGATE), else 0; only tested
