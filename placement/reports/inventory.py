@@ -7,6 +7,8 @@ provider tree anyway).
 """
 
 import sqlalchemy as sa
+from sqlalchemy.ext import compiler
+from sqlalchemy.sql import functions
 
 from placement.db import models
 from placement.objects import capacity
@@ -48,6 +50,32 @@ class _Integer(sa.types.TypeDecorator):
         return None if value is None else int(value)
 
 
+class _double(functions.GenericFunction):  # noqa: N801 (an SQL function)
+    """Its argument as a double-precision number, on every backend
+    (``CAST(... AS FLOAT)`` is single precision on MySQL: 20000001 is
+    20000000 there)."""
+
+    type = sa.Float()
+    inherit_cache = True
+
+
+@compiler.compiles(_double)
+def _double_precision(element, compiler_, **kwargs):
+    return (f'CAST({compiler_.process(element.clauses, **kwargs)} '
+            f'AS DOUBLE PRECISION)')
+
+
+@compiler.compiles(_double, 'mysql')
+@compiler.compiles(_double, 'mariadb')
+def _double_mysql(element, compiler_, **kwargs):
+    return f'CAST({compiler_.process(element.clauses, **kwargs)} AS DOUBLE)'
+
+
+@compiler.compiles(_double, 'sqlite')
+def _double_sqlite(element, compiler_, **kwargs):
+    return f'CAST({compiler_.process(element.clauses, **kwargs)} AS REAL)'
+
+
 def sum_of_capacities(column):
     """SUM of a column of capacities (or of counts derived from them),
     as an int: summed as doubles. An inventory's capacity may exceed
@@ -55,8 +83,7 @@ def sum_of_capacities(column):
     failed (SQLite: integer overflow; PostgreSQL: bigint out of range as
     it was cast back), a 500; the sums of smaller ones, below 2**53, are
     exact."""
-    return sa.type_coerce(sa.func.sum(sa.cast(column, sa.Float)),
-                          _Integer())
+    return sa.type_coerce(sa.func.sum(_double(column)), _Integer())
 
 
 def shared(provider_id, *tested):
