@@ -150,11 +150,26 @@ def _check_memcached_client(conf):
             f'{package}, is not installed ({exc})') from exc
 
 
+def _check_auth_plugin_set(conf):
+    """A ConfigurationError unless an auth plugin is named: without one
+    keystonemiddleware cannot ask keystone about a token, and answers
+    every request that has one with a 500 (keystoneauth's
+    MissingAuthPlugin). ``conf``: keystonemiddleware's."""
+    group = conf.get('auth_section') or _AUTH_GROUP
+    if not conf.get('auth_type', group=group):
+        raise fatal.ConfigurationError(
+            f'[{group}] auth_type is not set: the service cannot validate '
+            f'tokens without the credentials it asks keystone with '
+            f'(auth_type = password, auth_url, username, password, ...; '
+            f'see the [keystone_authtoken] section of the installation '
+            f'guide)')
+
+
 class KeystoneAuth(auth_token.AuthProtocol):
     """keystonemiddleware's auth_token, except for the public paths.
 
     What keystonemiddleware finds wrong only at a client's request, and
-    then at every request (an auth plugin it cannot load, the memcached
+    then at every request (no auth plugin, one it cannot load, the memcached
     client it needs not installed: a 500 each time), stops the service
     at start instead, in one line (:class:`fatal.ConfigurationError`).
     Its 503 while keystone cannot validate a token (unreachable, or
@@ -171,6 +186,7 @@ class KeystoneAuth(auth_token.AuthProtocol):
                 f'[{group}] auth_type = '
                 f'{self._conf.get("auth_type", group=group)}: {exc}'
             ) from exc
+        _check_auth_plugin_set(self._conf)
         _check_memcached_client(self._conf)
 
     def __call__(self, environ, start_response):

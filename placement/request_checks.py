@@ -160,9 +160,12 @@ def _decoded(data, schema):
     ``jsonschema.validate`` would on every request (tens of
     milliseconds): the service's schemas are checked by its unit tests.
     The error reported is the one ``jsonschema.validate`` would pick.
+    ``data`` is UTF-8, as upstream reads it: ``json.loads`` of bytes
+    would take UTF-16 and UTF-32 and a byte order mark too.
     """
     try:
-        value = json.loads(data, parse_constant=_reject_constant)
+        value = json.loads(data.decode('utf-8'),
+                           parse_constant=_reject_constant)
     except ValueError as exc:
         raise webob.exc.HTTPBadRequest(f'Malformed JSON: {exc}')
     except RecursionError:

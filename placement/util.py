@@ -76,7 +76,7 @@ class JsonArray:
         while chunk := self.gathered(
                 itertools.islice(self._items, CHUNK_ITEMS)):
             with timing.serialising():
-                dumped = orjson.dumps(chunk, default=_no_lazy)
+                dumped = _dumps(chunk, _no_lazy)
             yield dumped
 
 
@@ -107,6 +107,42 @@ def _no_lazy(value):
     raise TypeError(f'not serialisable inside a lazy array: {value!r}')
 
 
+#: What orjson raises for an integer outside -2**63 .. 2**64 - 1.
+_BIG_INTEGER = 'Integer exceeds 64-bit range'
+
+
+def _dumps(data, default):
+    """``orjson.dumps(data, default=default)``, integers of any size
+    included, as the stdlib's json writes them.
+
+    An accepted inventory may have a capacity past 64 bits (total
+    2**31 - 1 at the allocation ratio 3.4e38 the schema allows is about
+    7.3e47) that allocation candidates' provider summaries and the
+    explain report show: orjson refuses such an integer, so the rare
+    body holding one is dumped again with each written as its digits.
+    """
+    try:
+        return orjson.dumps(data, default=default)
+    except TypeError as error:
+        if str(error) != _BIG_INTEGER:
+            raise
+    return orjson.dumps(_big_integers_as_digits(data), default=default)
+
+
+def _big_integers_as_digits(value):
+    """``value`` with each integer orjson refuses, in its dicts, lists
+    and tuples, made an ``orjson.Fragment`` of its digits."""
+    if isinstance(value, dict):
+        return {key: _big_integers_as_digits(item)
+                for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_big_integers_as_digits(item) for item in value]
+    if (isinstance(value, int) and not isinstance(value, bool)
+            and not -2 ** 63 <= value < 2 ** 64):
+        return orjson.Fragment(str(value).encode())
+    return value
+
+
 def dump_json_chunks(data):
     """``data`` as an iterator of JSON bytes whose concatenation is
     ``orjson.dumps`` of the same data made whole.
@@ -132,8 +168,10 @@ def dump_json_chunks(data):
         lazy.append(value)
         return f'{marker}{len(lazy) - 1}'
 
+    # Dumped again after a big integer (:func:`_dumps`), the lazy values
+    # are marked anew: the markers of the first try are not in ``whole``.
     with timing.serialising():
-        whole = orjson.dumps(data, default=mark)
+        whole = _dumps(data, mark)
     if not lazy:
         return iter([whole])
     return _spliced(whole, b'"' + marker.encode(), lazy)

@@ -23,6 +23,7 @@ read as the API reads it at ``--microversion``: the report's parameters
 :func:`placement.query_values.parse_query_string`.
 """
 
+import argparse
 import json
 import sys
 import urllib.parse
@@ -110,6 +111,21 @@ def _option(name):
     return f"--{name.replace('_', '-')}"
 
 
+def _microversion(text):
+    """``--microversion``: one the API serves (where it answers 406)."""
+    try:
+        version = microversion.parse(text)
+    except (TypeError, ValueError):
+        version = None
+    if version is None or not (
+            microversion.MIN_VERSION <= version <= microversion.MAX_VERSION):
+        raise argparse.ArgumentTypeError(
+            f'{text!r} is not a microversion from '
+            f'{microversion.MIN_VERSION_STRING} to '
+            f'{microversion.MAX_VERSION_STRING}')
+    return version
+
+
 def _add_arguments(parser, reports):
     """An option per argument (once, however many reports take it) and
     per path variable."""
@@ -143,7 +159,7 @@ def _add_arguments(parser, reports):
                      "e.g. 'resources=VCPU:4&required=HW_CPU_X86_AVX2'.")
             parser.add_argument(
                 '--microversion', default=microversion.MAX_VERSION_STRING,
-                type=microversion.parse,
+                type=_microversion,
                 help='Read the query as at this microversion (default: '
                      'the latest).')
 

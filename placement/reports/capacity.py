@@ -31,9 +31,9 @@ _RP_TRAIT = models.ResourceProviderTrait.__table__
 def _sums(numbers):
     """``overcommitted, capacity, raw, used`` of a group, as integers."""
     return (sa.func.max(numbers.c.overcommitted),
+            inventory.sum_of_capacities(numbers.c.capacity),
             *(sa.cast(sa.func.sum(column), sa.BigInteger)
-              for column in (numbers.c.capacity, numbers.c.raw,
-                             numbers.c.used)))
+              for column in (numbers.c.raw, numbers.c.used)))
 
 
 def _one_of_each():

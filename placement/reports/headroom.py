@@ -72,7 +72,7 @@ def report(conn, zones, shape, scope):
         .group_by(numbers.c.provider_id, numbers.c.root_id)
         .having(sa.func.count() == len(amounts))
         .subquery('providers'))
-    sums = (sa.func.sum(providers.c.count),
+    sums = (inventory.sum_of_capacities(providers.c.count),
             sa.func.sum(sa.case((providers.c.count > 0, 1), else_=0)))
     totals, per_zone = zones.sums(conn, providers, [], sums, _summed,
                                   inventory.MARIADB_SUMS)

@@ -7,6 +7,8 @@ provider tree anyway).
 """
 
 import sqlalchemy as sa
+from sqlalchemy.ext import compiler
+from sqlalchemy.sql import functions
 
 from placement.db import models
 from placement.objects import capacity
@@ -36,6 +38,52 @@ MARIADB_SUMS_PER_TREE = {**MARIADB_SUMS,
 def integer(value):
     """A sum from the database as an int (MySQL sums are decimals)."""
     return int(value or 0)
+
+
+class _Integer(sa.types.TypeDecorator):
+    """A number the database computes as a double, read as an int."""
+
+    impl = sa.Float
+    cache_ok = True
+
+    def process_result_value(self, value, dialect):
+        return None if value is None else int(value)
+
+
+class _double(functions.GenericFunction):  # noqa: N801 (an SQL function)
+    """Its argument as a double-precision number, on every backend
+    (``CAST(... AS FLOAT)`` is single precision on MySQL: 20000001 is
+    20000000 there)."""
+
+    type = sa.Float()
+    inherit_cache = True
+
+
+@compiler.compiles(_double)
+def _double_precision(element, compiler_, **kwargs):
+    return (f'CAST({compiler_.process(element.clauses, **kwargs)} '
+            f'AS DOUBLE PRECISION)')
+
+
+@compiler.compiles(_double, 'mysql')
+@compiler.compiles(_double, 'mariadb')
+def _double_mysql(element, compiler_, **kwargs):
+    return f'CAST({compiler_.process(element.clauses, **kwargs)} AS DOUBLE)'
+
+
+@compiler.compiles(_double, 'sqlite')
+def _double_sqlite(element, compiler_, **kwargs):
+    return f'CAST({compiler_.process(element.clauses, **kwargs)} AS REAL)'
+
+
+def sum_of_capacities(column):
+    """SUM of a column of capacities (or of counts derived from them),
+    as an int: summed as doubles. An inventory's capacity may exceed
+    BIGINT (an ``allocation_ratio`` up to 3.4e38), where an integer SUM
+    failed (SQLite: integer overflow; PostgreSQL: bigint out of range as
+    it was cast back), a 500; the sums of smaller ones, below 2**53, are
+    exact."""
+    return sa.type_coerce(sa.func.sum(_double(column)), _Integer())
 
 
 def shared(provider_id, *tested):

@@ -115,6 +115,18 @@ def test_explain_reads_the_query_at_the_microversion(tmp_path, application,
     assert json.loads(result.stdout)['explain']['candidates'] == 1
 
 
+@pytest.mark.parametrize('version', ['1.40', '9.9', '0.5', 'garbage'])
+def test_explain_takes_only_a_microversion_the_api_serves(
+        tmp_path, config, version):
+    """As the API (406, 400): 1.40 read the query as at 1.39."""
+    result = report(tmp_path, config, 'explain', 'resources=VCPU:1',
+                    '--microversion', version)
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[-1].endswith(
+        f"argument --microversion: {version!r} is not a microversion "
+        f"from 1.0 to 1.39")
+
+
 def test_explain_options_are_checked_with_the_query(tmp_path, application,
                                                     config):
     result = report(tmp_path, config, 'explain', 'resources=VCPU:40',

@@ -48,10 +48,15 @@ _TABLE = (contract.Operation('GET', '/', root.home, responses=_OK),
 
 
 @pytest.fixture(params=['noauth2', 'keystone'])
-def app(monkeypatch, request):
+def app(monkeypatch, request, tmp_path):
+    # The auth plugin's options are registered as it loads: in a file.
+    config_file = tmp_path / 'placement.conf'
+    config_file.write_text(
+        '[keystone_authtoken]\nwww_authenticate_uri = http://keystone.test\n'
+        'auth_type = password\nauth_url = http://keystone.test\n')
     return stack.service(
-        monkeypatch, _TABLE, api__auth_strategy=request.param,
-        keystone_authtoken__www_authenticate_uri='http://keystone.test')
+        monkeypatch, _TABLE, config_file=config_file,
+        api__auth_strategy=request.param)
 
 
 def test_every_header_keystonemiddleware_strips_is_listed():

@@ -33,11 +33,18 @@ def _service(monkeypatch, tmp_path, text):
                          api__auth_strategy='keystone')
 
 
+#: The service's own credentials (keystone is not asked for them until
+#: a token is validated).
+_CREDENTIALS = (f'auth_type = password\nauth_url = {_KEYSTONE}\n'
+                f'username = placement\npassword = secret\n')
+
+
 @pytest.fixture
 def app(monkeypatch, tmp_path):
     return _service(
         monkeypatch, tmp_path,
-        f'[keystone_authtoken]\nwww_authenticate_uri = {_KEYSTONE}\n')
+        f'[keystone_authtoken]\nwww_authenticate_uri = {_KEYSTONE}\n'
+        + _CREDENTIALS)
 
 
 @pytest.fixture
@@ -83,6 +90,13 @@ def test_keystone_out_of_reach_is_a_json_503(
 
 
 @pytest.mark.parametrize('options, line', [
+    # Without one, keystonemiddleware answered each request with a token
+    # with a 500.
+    (f'www_authenticate_uri = {_KEYSTONE}\n',
+     '[keystone_authtoken] auth_type is not set: the service cannot '
+     'validate tokens without the credentials it asks keystone with '
+     '(auth_type = password, auth_url, username, password, ...; see the '
+     '[keystone_authtoken] section of the installation guide)'),
     ('auth_type = bogus\n',
      '[keystone_authtoken] auth_type = bogus: The plugin bogus could not '
      'be found'),

@@ -204,6 +204,20 @@ def test_body_that_is_not_utf8_is_400():
     assert 'Malformed JSON' in stack.error_of(response)['detail']
 
 
+@pytest.mark.parametrize('body', [
+    '{"name": "a"}'.encode('utf-16'),
+    '{"name": "a"}'.encode('utf-16-le'),
+    '{"name": "a"}'.encode('utf-32'),
+    b'\xef\xbb\xbf{"name": "a"}',
+])
+def test_body_in_another_encoding_or_with_a_bom_is_400(body):
+    """Bodies are UTF-8 without a byte order mark (RFC 8259), as
+    upstream reads them."""
+    response = _post(body)
+    assert response.status_code == 400
+    assert 'Malformed JSON' in stack.error_of(response)['detail']
+
+
 @pytest.mark.parametrize('constant', [b'NaN', b'Infinity', b'-Infinity'])
 def test_non_json_constants_are_400(constant):
     response = _post(b'{"name": ' + constant + b'}')

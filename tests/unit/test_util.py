@@ -5,6 +5,8 @@ handlers (PlacementWsgify under the request id and microversion
 middleware) so the tests see the rendered error documents.
 """
 
+import json
+
 import orjson
 import pytest
 import webob
@@ -154,3 +156,23 @@ def test_a_body_without_lazy_parts_is_one_chunk():
     assert list(util.dump_json_chunks({'a': [1, 2]})) == [b'{"a":[1,2]}']
     assert list(util.dump_json_chunks([1])) == [b'[1]']
 
+
+
+def test_integers_past_64_bits_are_written_as_their_digits(monkeypatch):
+    """As the stdlib's json writes them (a capacity of a huge ratio),
+    in the body and in its lazy parts; orjson's own range as it is."""
+    monkeypatch.setattr(util, 'CHUNK_ITEMS', 2)
+    big = [2 ** 64, -2 ** 63 - 1, 2 ** 64 - 1, -2 ** 63, True, 1.5]
+
+    def body(lazy):
+        items = [{'capacity': n} for n in big]
+        return {'a': (n for n in big) if lazy else big,
+                'b': util.JsonArray(items) if lazy else items,
+                'c': (3 * 2 ** 70, [2 ** 80]),
+                'pairs': util.JsonObject([('x', 2 ** 90)])
+                if lazy else {'x': 2 ** 90}}
+
+    assert b''.join(util.dump_json_chunks(body(True))) == json.dumps(
+        body(False), separators=(',', ':')).encode()
+    assert list(util.dump_json_chunks({'n': 2 ** 100})) == [
+        b'{"n":1267650600228229401496703205376}']
