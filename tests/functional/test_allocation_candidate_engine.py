@@ -971,18 +971,24 @@ def test_capacity_tested_on_the_trees_loaded_answers_as_probed(
     assert all(candidates for candidates, _ in tested[:4])
 
 
+def _busy(many_roots):
+    """Most hosts of ``many_roots`` made full for the request it returns
+    (two VCPUs on an AVX2 host)."""
+    for index in range(10):
+        many_roots.allocate(f'H{index:02}', 'VCPU', 2)
+        if index % 2 == 0:
+            many_roots.allocate(f'H{index:02}_NUMA', 'VCPU', 4)
+    return Group(resources={'VCPU': 2},
+                 required_traits=(frozenset({'HW_CPU_X86_AVX2'}),))
+
+
 def test_a_busy_cloud_probes_capacity_after_a_window_of_few(
         many_roots, monkeypatch):
     """Once most trees that pass a window's other conditions cannot
     serve (a busy cloud), the later windows' statements test more of the
     capacity, a step a window: what could serve were nothing allocated,
     then what can serve now (and load only the trees that can)."""
-    for index in range(10):
-        many_roots.allocate(f'H{index:02}', 'VCPU', 2)
-        if index % 2 == 0:
-            many_roots.allocate(f'H{index:02}_NUMA', 'VCPU', 4)
-    two = Group(resources={'VCPU': 2},
-                required_traits=(frozenset({'HW_CPU_X86_AVX2'}),))
+    two = _busy(many_roots)
     tests = _capacity_tests(monkeypatch)
     found = many_roots.allocations(two, limit=1)
     # A step a window (the first holds no tree that passes): windows of
@@ -1070,12 +1076,7 @@ def test_a_request_whose_roots_qualify_again_starts_low_again(
     """A busy cloud's request starts where its last search stepped up
     while its roots rarely qualify; once most do (the cloud freed), the
     search after the first that finds so starts at ON_TREES."""
-    for index in range(10):
-        many_roots.allocate(f'H{index:02}', 'VCPU', 2)
-        if index % 2 == 0:
-            many_roots.allocate(f'H{index:02}_NUMA', 'VCPU', 4)
-    two = Group(resources={'VCPU': 2},
-                required_traits=(frozenset({'HW_CPU_X86_AVX2'}),))
+    two = _busy(many_roots)
     tests = _windows_tests(monkeypatch)
 
     def first_test():

@@ -224,34 +224,26 @@ auth_strategy = noauth2
         'Success')
 
 
-def test_placement_api_stops_on_an_auth_plugin_it_cannot_load(config_dir):
-    """keystonemiddleware loads its auth plugin in each worker, where it
-    failed with a traceback and the workers' boot loop."""
+@pytest.mark.parametrize('authtoken, stopped_by', [
+    # keystonemiddleware loads its auth plugin in each worker, where it
+    # failed with a traceback and the workers' boot loop.
+    ({'auth_type': 'bogus'}, '[keystone_authtoken] auth_type = bogus: '
+                             'The plugin bogus could not be found'),
+    # Without one it started and answered every request with a token
+    # with a 500.
+    ({'www_authenticate_uri': 'http://controller:5000/'},
+     '[keystone_authtoken] auth_type is not set: '),
+], ids=['unknown', 'missing'])
+def test_placement_api_stops_on_an_auth_plugin_it_cannot_use(
+        config_dir, authtoken, stopped_by):
     commands.write_config(
         config_dir / 'placement.conf', api={'auth_strategy': 'keystone'},
         placement_database={
             'connection': f'sqlite:///{config_dir}/placement.sqlite',
             'sync_on_startup': True},
-        keystone_authtoken={'auth_type': 'bogus'})
-    api = commands.placement_api(config_dir)
-    assert api.returncode == fatal.CONFIGURATION_ERROR
-    assert 'Traceback' not in api.stderr
-    assert api.stderr.splitlines()[-1] == (
-        'placement-api: [keystone_authtoken] auth_type = bogus: The plugin '
-        'bogus could not be found')
-
-
-def test_placement_api_stops_without_an_auth_plugin(config_dir):
-    """Without ``auth_type`` keystonemiddleware started and answered
-    every request with a token with a 500."""
-    commands.write_config(
-        config_dir / 'placement.conf', api={'auth_strategy': 'keystone'},
-        placement_database={
-            'connection': f'sqlite:///{config_dir}/placement.sqlite',
-            'sync_on_startup': True},
-        keystone_authtoken={'www_authenticate_uri': 'http://controller:5000/'})
+        keystone_authtoken=authtoken)
     api = commands.placement_api(config_dir)
     assert api.returncode == fatal.CONFIGURATION_ERROR
     assert 'Traceback' not in api.stderr
     assert api.stderr.splitlines()[-1].startswith(
-        'placement-api: [keystone_authtoken] auth_type is not set: ')
+        f'placement-api: {stopped_by}')
