@@ -1001,14 +1001,10 @@ def test_a_busy_cloud_probes_capacity_after_a_window_of_few(
     assert found == many_roots.allocations(two, limit=1) == []
 
 
-def test_a_device_few_trees_have_bounds_the_trees_loaded(
-        world, monkeypatch):
-    """nova's PCI group: a device one tree in four has, with a trait
-    every root has too. The first windows load every tree the traits
-    let through (few of which can serve); the later ones only the trees
-    holding a device that could serve were nothing allocated; the
-    answers are those of the probes, with and without a limit."""
-    monkeypatch.setattr(candidate_windows, 'FIRST_WINDOW', 1)
+def _pci_world(world):
+    """nova's PCI request and the names of the roots with a device: one
+    tree in four has one (H00's is taken), its trait (OWNER_NOVA) every
+    root has too."""
     owner = 'OWNER_NOVA'
     with_device = set()
     for index in range(16):
@@ -1019,9 +1015,20 @@ def test_a_device_few_trees_have_bounds_the_trees_loaded(
                            traits=[owner])
             with_device.add(root)
     world.allocate('H00_PCI', 'PCI_DEVICE', 1)
-    groups = (Group(resources={'VCPU': 1}),
-              Group('_PCI', {'PCI_DEVICE': 1},
-                    required_traits=(frozenset({owner}),)))
+    return (Group(resources={'VCPU': 1}),
+            Group('_PCI', {'PCI_DEVICE': 1},
+                  required_traits=(frozenset({owner}),))), with_device
+
+
+def test_a_device_few_trees_have_bounds_the_trees_loaded(
+        world, monkeypatch):
+    """nova's PCI group: a device one tree in four has, with a trait
+    every root has too. The first windows load every tree the traits
+    let through (few of which can serve); the later ones only the trees
+    holding a device that could serve were nothing allocated; the
+    answers are those of the probes, with and without a limit."""
+    monkeypatch.setattr(candidate_windows, 'FIRST_WINDOW', 1)
+    groups, with_device = _pci_world(world)
     loaded = _trees_loaded_by_test(monkeypatch, world)
     found = [world.allocations(*groups, limit=limit, group_policy='none')
              for limit in (None, 1, 2)]
@@ -1046,17 +1053,7 @@ def test_a_request_starts_where_its_last_search_stepped_up(
     test the last one stepped up to (its first window then loads only
     trees holding a device), with the same answers."""
     monkeypatch.setattr(candidate_windows, 'FIRST_WINDOW', 1)
-    owner = 'OWNER_NOVA'
-    for index in range(16):
-        root = f'H{index:02}'
-        world.provider(root, inventory={'VCPU': 4}, traits=[owner])
-        if index % 4 == 0:
-            world.provider(f'{root}_PCI', root, {'PCI_DEVICE': 1},
-                           traits=[owner])
-    world.allocate('H00_PCI', 'PCI_DEVICE', 1)
-    groups = (Group(resources={'VCPU': 1}),
-              Group('_PCI', {'PCI_DEVICE': 1},
-                    required_traits=(frozenset({owner}),)))
+    groups, _ = _pci_world(world)
     tests = _windows_tests(monkeypatch)
     first = world.allocations(*groups, limit=2, group_policy='none')
     assert tests[0] == candidate_narrowing.ON_TREES
