@@ -259,10 +259,11 @@ class Narrowing:
 
     def remember_start(self, progress):
         """After a search with a limit (its
-        :class:`candidate_windows.Progress`): the next
-        of the same request starts at the capacity test this one ended
-        at if it stepped up and qualified fewer than half the roots it
-        searched, else at :data:`ON_TREES`.
+        :class:`candidate_windows.Progress`): the next of the same
+        request starts at the capacity test this one ended at if it
+        stepped up and qualified fewer than half the roots it searched,
+        else at :data:`ON_TREES`. Not remembered for a request naming
+        more than :data:`kept.MOST_IDS` ids, as its statements are not.
 
         A scheduler sends the same request again and again. Nova's PCI
         request stepped up after each search's first window, which
@@ -272,7 +273,8 @@ class Narrowing:
         whose roots qualify again (a cloud no longer busy) starts low
         again after one search.
         """
-        if self.explaining or self.by_capacity:
+        if (self.explaining or self.by_capacity
+                or self.ids_named > kept.MOST_IDS):
             return
         if (self.capacity_test > ON_TREES
                 and progress.qualified < progress.searched / 2):
