@@ -493,11 +493,15 @@ class Dispatchers(dict):
     it. An idle connection's answer (readable, not writable) changes
     only by one of these. The other dispatchers (the listeners, the
     triggers) are asked at each turn, as by ``poll2``.
+
+    The wait is epoll's where the kernel has it (Linux): poll(2) looks
+    at every descriptor registered at each turn, the idle ones too
+    (:func:`_poller`).
     """
 
     def __init__(self):
         super().__init__()
-        self._poll = select.poll()
+        self._poll, self._timeout_unit = _poller()
         #: The flags each descriptor is registered with.
         self._registered = {}
         #: The connections to ask at the next turn.
@@ -506,6 +510,10 @@ class Dispatchers(dict):
         self._others = set()
 
     def __setitem__(self, fd, dispatcher):
+        if self._registered.pop(fd, None) is not None:
+            # The descriptor of a dispatcher that closed it without
+            # leaving the map, taken again: registered anew.
+            self._unregister(fd)
         super().__setitem__(fd, dispatcher)
         if isinstance(dispatcher, _Channel):
             self._watched.add(fd)
@@ -517,7 +525,7 @@ class Dispatchers(dict):
         self._watched.discard(fd)
         self._others.discard(fd)
         if self._registered.pop(fd, None) is not None:
-            self._poll.unregister(fd)
+            self._unregister(fd)
 
     def watch(self, fd):
         """Ask the connection of ``fd`` again at the next turn."""
@@ -542,7 +550,7 @@ class Dispatchers(dict):
             if dispatcher.writable() and not dispatcher.accepting:
                 flags |= select.POLLOUT
             self._register(fd, flags)
-        for fd, flags in self._poll.poll(int(timeout * 1000)):
+        for fd, flags in self._poll.poll(timeout * self._timeout_unit):
             dispatcher = self.get(fd)
             if dispatcher is None:
                 continue
@@ -556,13 +564,42 @@ class Dispatchers(dict):
         if not flags:
             # Not polled at all, as by poll2: not even for a hang-up.
             del self._registered[fd]
-            self._poll.unregister(fd)
+            self._unregister(fd)
         elif registered is None:
             self._registered[fd] = flags
             self._poll.register(fd, flags)
         else:
             self._registered[fd] = flags
             self._poll.modify(fd, flags)
+
+    def _unregister(self, fd):
+        # A descriptor closed while registered has left epoll's set by
+        # itself (unregistering it is EBADF); poll's keeps it.
+        with contextlib.suppress(OSError):
+            self._poll.unregister(fd)
+
+    def close(self):
+        """Release the wait's descriptor (epoll's)."""
+        close = getattr(self._poll, 'close', None)
+        if close is not None:
+            close()
+
+
+def _poller():
+    """``(object, timeout unit)``: an epoll object (Linux) or a poll
+    one, both with ``register``, ``modify``, ``unregister`` and ``poll``
+    and the same event bits; epoll's timeout is in seconds, poll's in
+    milliseconds.
+
+    At 390 requests/s of computes each connection stays open
+    ``keepalive_timeout`` after its request: a worker holds hundreds of
+    idle ones, which poll(2) scanned at every turn of the loop, several
+    turns a request (the kernel's time per request 0.24 -> 0.43 ms with
+    1,000 of them); epoll's wait costs what is ready.
+    """
+    if hasattr(select, 'epoll'):
+        return select.epoll(), 1
+    return select.poll(), 1000
 
 
 class _Wakeup(wasyncore.file_dispatcher):
@@ -658,6 +695,7 @@ class Worker(base.Worker):
         self._finish(listeners, socket_map)
         dispatcher.shutdown(timeout=1)
         wasyncore.close_all(socket_map)
+        socket_map.close()
 
     #: When the master was last told that this worker is alive.
     _told_alive = None

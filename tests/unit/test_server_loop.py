@@ -4,9 +4,13 @@ client sends again, and closes it at ``keepalive_timeout``."""
 
 import collections
 import http.client
+import os
+import select
+import socket
 import time
 
 import pytest
+from waitress import wasyncore
 
 from placement.wsgi import server
 from tests.unit import worker_loop
@@ -66,3 +70,53 @@ def test_idle_connections_are_not_asked_at_each_turn(asked):
         assert clients[2].sock.recv(1) == b''
         for client in clients:
             client.close()
+
+
+def test_the_wait_is_epoll_where_the_kernel_has_it():
+    # Linux's, where poll(2) scanned every idle kept-alive connection at
+    # each turn of the loop.
+    socket_map = server.Dispatchers()
+    try:
+        assert isinstance(socket_map._poll, select.epoll)
+    finally:
+        socket_map.close()
+
+
+class _Readable(wasyncore.dispatcher):
+    """A dispatcher of one end of a socket pair, noting its reads."""
+
+    def __init__(self, sock, socket_map):
+        super().__init__(sock, socket_map)
+        self.reads = 0
+
+    def readable(self):
+        return True
+
+    def writable(self):
+        return False
+
+    def handle_read(self):
+        self.reads += 1
+        self.recv(64)
+
+
+def test_a_descriptor_closed_in_the_map_and_taken_again_is_served():
+    socket_map = server.Dispatchers()
+    ours, theirs = socket.socketpair()
+    try:
+        first = _Readable(ours, socket_map)
+        socket_map.poll(0)
+        fd = first._fileno
+        # Closed without leaving the map: epoll forgets it by itself.
+        os.close(ours.detach())
+        again, other = socket.socketpair()
+        assert again.fileno() == fd
+        second = _Readable(again, socket_map)
+        other.send(b'x')
+        socket_map.poll(1)
+        assert second.reads == 1
+    finally:
+        wasyncore.close_all(socket_map)
+        socket_map.close()
+        theirs.close()
+        other.close()

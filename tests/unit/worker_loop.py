@@ -43,3 +43,4 @@ def serving(application, limits):
         looping.join()
         dispatcher.shutdown(timeout=1)
         wasyncore.close_all(socket_map)
+        socket_map.close()
