@@ -20,7 +20,8 @@ LOG = logging.getLogger(__name__)
 #: EX_CONFIG: a configuration file, option or policy file must change.
 CONFIGURATION_ERROR = 78
 #: EX_TEMPFAIL: the database was still unreachable when the retries ran
-#: out; starting again later may work.
+#: out, or another process listens on the address the server must;
+#: starting again later may work.
 TEMPORARY_FAILURE = 75
 
 
@@ -36,6 +37,17 @@ class ConfigurationError(FatalError):
 
 class DatabaseUnreachable(FatalError):
     """The database could not be reached within the configured retries."""
+
+    exit_status = TEMPORARY_FAILURE
+
+
+class AddressInUse(FatalError):
+    """Another process listens on the address and port to listen on.
+
+    A temporary failure, as an unreachable database: it is often the
+    server being replaced, still finishing its requests, and the same
+    start works once it has gone (systemd restarts the unit).
+    """
 
     exit_status = TEMPORARY_FAILURE
 

@@ -15,14 +15,23 @@ See :mod:`placement.wsgi.server` for how slow clients are kept out.
 ``--dev`` is for trying the service out: no keystone (noauth2), an SQLite
 database file in the current directory whose schema is created on start.
 Options given in a config file still win over these defaults.
+
+An address it cannot listen on stops it at once, in one line: exit
+status 75 (EX_TEMPFAIL, as an unreachable database) when another process
+listens there, since it may be a server still stopping; 78 (EX_CONFIG)
+for any other reason (an address of no interface of this host, a port
+that needs privileges).
 """
 
+import errno
 import gc
 import logging
 import os
 import signal
+import socket
 import sys
 
+from gunicorn import util as gunicorn_util
 from gunicorn.app import base as gunicorn_base
 from oslo_config import cfg
 
@@ -88,6 +97,42 @@ def _bind(host, port):
     return f'[{host}]:{port}' if ':' in host else f'{host}:{port}'
 
 
+def _listeners(conf):
+    """``(host, port, host option, port option)`` of each address to
+    listen on."""
+    yield conf.host, conf.port, '--host', '--port'
+    if conf.metrics.listen_port is not None:
+        yield (conf.metrics.listen_host, conf.metrics.listen_port,
+               '[metrics] listen_host', '[metrics] listen_port')
+
+
+def _check_can_listen(host, port, host_option, port_option):
+    """A FatalError unless ``host:port`` can be bound now.
+
+    gunicorn would try five times, a second apart, log each failure and
+    exit 1. The socket is bound as gunicorn binds it (``SO_REUSEADDR``:
+    the closing connections of a server just stopped do not count; an
+    IPv6 address on an IPv6 socket; a host name resolved by ``bind``)
+    and closed before gunicorn binds it.
+    """
+    address = _bind(host, port)
+    family = (socket.AF_INET6 if gunicorn_util.is_ipv6(host)
+              else socket.AF_INET)
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((host, port))
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise fatal.AddressInUse(
+                f'cannot listen on {address}: another process is '
+                f'listening there; stop it or choose another '
+                f'{port_option}') from None
+        raise fatal.ConfigurationError(
+            f'cannot listen on {address} ({host_option}, {port_option}): '
+            f'{exc.strerror or exc}') from None
+
+
 def default_workers():
     """One per CPU this process may run on, at most MAX_DEFAULT_WORKERS."""
     return min(len(os.sched_getaffinity(0)), MAX_DEFAULT_WORKERS)
@@ -107,11 +152,8 @@ class _Server(gunicorn_base.BaseApplication):
 
     def load_config(self):
         conf = self.conf
-        binds = [_bind(conf.host, conf.port)]
-        if conf.metrics.listen_port is not None:
-            binds.append(_bind(conf.metrics.listen_host,
-                               conf.metrics.listen_port))
-        self.cfg.set('bind', binds)
+        self.cfg.set('bind', [_bind(host, port)
+                              for host, port, *_options in _listeners(conf)])
         self.cfg.set('child_exit', lambda _arbiter, worker: (
             multiprocess.worker_exited(worker.pid)))
         self.cfg.set('workers', conf.workers or default_workers())
@@ -199,6 +241,8 @@ def main(argv=None):
 
         loading.parse(conf, argv)
         _size_database_pool(conf)
+        for listener in _listeners(conf):
+            _check_can_listen(*listener)
         # Fail here, once and in one line, rather than in every worker.
         deploy.check(conf)
         multiprocess.forget_this_process()

@@ -184,7 +184,8 @@ def _print_summary(runs):
 
 def _add_command_parsers(subparsers):
     db = subparsers.add_parser('db', help='Database commands')
-    db_commands = db.add_subparsers(dest='db_command', metavar='<command>')
+    db_commands = db.add_subparsers(dest='db_command', metavar='<command>',
+                                    required=True)
     chain = ' -> '.join(migration.revisions())
     db_commands.add_parser(
         'sync', help='Upgrade the database schema to the most recent '
@@ -216,27 +217,22 @@ def _add_command_parsers(subparsers):
              '2 when migrations failed and nothing else progressed, 127 '
              'on bad input.')
     online.set_defaults(func=DbCommands.online_data_migrations)
-    db.set_defaults(func=None, parser=db)
     report.add_parsers(subparsers)
     audit.add_parser(subparsers)
 
 
 @fatal.exits_cleanly()
 def main(argv=None):
+    """Without a command (or a db command) a usage error, exit status 2,
+    as placement-status and ``placement-manage report``."""
     argv = sys.argv[1:] if argv is None else argv
     conf = loading.new_conf()
     conf.register_cli_opt(cfg.SubCommandOpt(
         'command', title='Command categories',
         handler=_add_command_parsers))
-    if not argv:
-        argv = ['--help']
     loading.parse(conf, argv)
-    func = conf.command.func
-    if func is None:
-        conf.command.parser.print_help()
-        return 0
     try:
-        return func(DbCommands(conf))
+        return conf.command.func(DbCommands(conf))
     except alembic_util.CommandError as exc:
         # An unknown revision: the message without traceback.
         print(exc, file=sys.stderr)

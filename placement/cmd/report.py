@@ -10,7 +10,7 @@
         [--required TRAITS]... [--member-of AGGREGATES]... [--in-tree UUID]
         [--format table|json]
     placement-manage report explain 'resources=VCPU:4&required=...'
-        [--microversion 1.39] [--format table|json]
+        [--max-misses N] [--microversion 1.39] [--format table|json]
 
 The same documents as GET /reports/..., for admins on a controller node
 without a token; ``table`` (the default) prints them as tables. The
@@ -27,6 +27,8 @@ import argparse
 import json
 import sys
 import urllib.parse
+
+import jsonschema
 
 from placement import exception
 from placement import microversion
@@ -95,7 +97,9 @@ def run(commands):
                     params, doseq=True)]), args.microversion)
         document = database.read(report.build, conf, params, **variables)
     except (exception.PlacementError, zones.ZoneMapError) as exc:
-        print(exc, file=sys.stderr)
+        # One line: what the API's 400 adds after a blank line (where
+        # in jsonschema's schema the value failed) is not for operators.
+        print(str(exc).split('\n\n', 1)[0], file=sys.stderr)
         return 1
     finally:
         database.dispose()
@@ -126,6 +130,21 @@ def _microversion(text):
     return version
 
 
+def _value_type(argument):
+    """The argparse ``type`` of the values of ``argument``: a value its
+    schema refuses is a usage error saying what it ``accepts``."""
+    if argument.accepts is None:
+        return str
+    validator = jsonschema.Draft202012Validator(argument.schema)
+
+    def checked(text):
+        if not validator.is_valid(text):
+            raise argparse.ArgumentTypeError(
+                f'{text!r} is not {argument.accepts}')
+        return text
+    return checked
+
+
 def _add_arguments(parser, reports):
     """An option per argument (once, however many reports take it) and
     per path variable."""
@@ -143,12 +162,13 @@ def _add_arguments(parser, reports):
                 parser.add_argument(
                     _option(argument.name), dest=argument.name,
                     action='append', default=[], metavar=argument.metavar,
-                    required=argument.required, help=argument.help)
+                    type=_value_type(argument), required=argument.required,
+                    help=argument.help)
             else:
                 parser.add_argument(
                     _option(argument.name), dest=argument.name,
-                    metavar=argument.metavar, required=argument.required,
-                    help=argument.help)
+                    metavar=argument.metavar, type=_value_type(argument),
+                    required=argument.required, help=argument.help)
         for option, help_text in report.path_options.values():
             parser.add_argument(_option(option), dest=option,
                                 help=help_text)

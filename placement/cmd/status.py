@@ -8,6 +8,7 @@ any check (a file that does not parse, a database that cannot be used).
 import sys
 
 import sqlalchemy as sa
+from oslo_config import cfg
 from oslo_upgradecheck import common_checks
 from oslo_upgradecheck import upgradecheck
 
@@ -92,12 +93,36 @@ class Checks(upgradecheck.UpgradeCommands):
             f'{warning}.' for warning in warnings))
 
 
+def _register_commands(conf, checks):
+    """The command line of ``upgradecheck.register_cli_options``, with a
+    heading and help for the commands (its heading was an empty ``:``)
+    and ``check`` the one word taken after ``upgrade``."""
+
+    def add_parsers(subparsers):
+        upgrade = subparsers.add_parser(
+            'upgrade', help='Upgrade checks: placement-status upgrade check '
+                            '[--json].')
+        upgrade.add_argument(
+            'check', choices=['check'], metavar='check',
+            help='Check whether this deployment is ready to upgrade (exit '
+                 'status 0: all passed, 1: a warning, 2: a failure, 255: '
+                 'an error).')
+        upgrade.add_argument(
+            '--json', action='store_true',
+            help='Output the results in JSON format. Default is to print '
+                 'results in human readable table format.')
+        upgrade.set_defaults(action_fn=checks.check)
+
+    conf.register_cli_opt(cfg.SubCommandOpt(
+        'command', title='Command categories', handler=add_parsers))
+
+
 @fatal.exits_cleanly(exit_status=_UNEXPECTED_ERROR)
 def main(argv=None):
     """What ``upgradecheck.main`` does, with the service's parsing."""
     conf = loading.new_conf()
     checks = Checks(conf)
-    upgradecheck.register_cli_options(conf, checks)
+    _register_commands(conf, checks)
     loading.parse(conf, sys.argv[1:] if argv is None else argv)
     checks.open_database()
     # upgradecheck reads --json from the ConfigOpts it parsed.

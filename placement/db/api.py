@@ -39,6 +39,9 @@ class DatabaseMisconfigured(fatal.ConfigurationError):
                          f'{cause}')
 
 
+#: What the refusals of a missing or malformed connection give as example.
+_EXAMPLE_URL = 'mysql+pymysql://placement:PASSWORD@controller/placement'
+
 # The user:password@ of a URL that SQLAlchemy could not parse.
 _CREDENTIALS = re.compile(r'(//[^:/@]*):[^@]*@')
 
@@ -59,17 +62,21 @@ def _masked(connection):
 def _connection_url(db_conf, option):
     connection = getattr(db_conf, option)
     if not connection:
+        # The README's first command (placement-api --dev) says nothing
+        # of a database: whoever runs another one is told of both ways.
         raise DatabaseNotConfigured(
-            'The [placement_database] connection option is not set; the '
-            'placement service cannot start without a database.')
+            f'The [placement_database] connection option is not set; the '
+            f'placement service cannot start without a database: set it '
+            f'in placement.conf (e.g. connection = {_EXAMPLE_URL}), or run '
+            f'placement-api --dev to try the service on an embedded '
+            f'SQLite database.')
     try:
         url = sa.engine.make_url(connection)
     except (sa.exc.ArgumentError, ValueError):
         raise DatabaseMisconfigured(
             option, _masked(connection),
             'not a database URL (dialect+driver://user:password@host:port/'
-            'database, e.g. mysql+pymysql://placement:PASSWORD@controller/'
-            'placement)') from None
+            f'database, e.g. {_EXAMPLE_URL})') from None
     if db_conf.connection_parameters:
         try:
             params = dict(

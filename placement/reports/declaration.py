@@ -38,6 +38,11 @@ class Argument:
     schema: dict = dataclasses.field(
         default_factory=lambda: {'type': 'string'})
     code: str = errors.DEFAULT
+    #: What ``schema`` accepts, in words ("an integer from 0 to 999"),
+    #: where it refuses some strings: the command line refuses another
+    #: value as a usage error in one line saying so, rather than with
+    #: jsonschema's text (which the API's 400 keeps).
+    accepts: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -68,11 +68,15 @@ def test_missing_config_dir(tmp_path):
 
 
 def test_missing_connection(config_dir):
+    """The line says how to set it, and of the README's ``--dev``."""
     test_wsgi.configure(config_dir)
     assert_one_line(
         every_command(config_dir),
         'The [placement_database] connection option is not set; the '
-        'placement service cannot start without a database.')
+        'placement service cannot start without a database: set it in '
+        'placement.conf (e.g. connection = mysql+pymysql://placement:'
+        'PASSWORD@controller/placement), or run placement-api --dev to '
+        'try the service on an embedded SQLite database.')
 
 
 def test_invalid_option_value(config_dir):

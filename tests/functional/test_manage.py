@@ -29,15 +29,32 @@ def summary(stdout):
     return rows
 
 
+@pytest.mark.parametrize('args, usage, required', [
+    ((), 'placement-manage [-h]', 'command'),
+    (('db',), 'placement-manage db [-h] <command> ...', '<command>'),
+    (('report',), 'placement-manage report [-h] <report> ...', '<report>'),
+])
+def test_a_command_is_required(config_dir, args, usage, required):
+    """A usage error, as any other (placement-status without a command):
+    it printed the help and exited 0."""
+    result = commands.placement_manage(config_dir, *args)
+    assert result.returncode == 2
+    assert result.stdout == ''
+    assert result.stderr.startswith(f'usage: {usage}')
+    prog = ' '.join(('placement-manage', *args))
+    assert result.stderr.splitlines()[-1] == (
+        f'{prog}: error: the following arguments are required: {required}')
+
+
 def test_categories(config_dir):
-    result = commands.placement_manage(config_dir)
+    result = commands.placement_manage(config_dir, '--help')
     assert result.returncode == 0, result.stderr
     assert 'Command categories' in result.stdout
     assert 'db' in result.stdout
 
 
 def test_db_commands(config_dir):
-    result = commands.placement_manage(config_dir, 'db')
+    result = commands.placement_manage(config_dir, 'db', '--help')
     assert result.returncode == 0, result.stderr
     for command in ('sync', 'version', 'stamp', 'online_data_migrations'):
         assert command in result.stdout

@@ -133,10 +133,38 @@ def test_explain_options_are_checked_with_the_query(tmp_path, application,
                     '--max-misses', '1', '--format', 'json')
     assert result.returncode == 0, result.stderr
     assert len(json.loads(result.stdout)['explain']['misses']) == 1
-    result = report(tmp_path, config, 'explain', 'resources=VCPU:40',
-                    '--max-misses', 'many')
+
+
+@pytest.mark.parametrize('value', ['-5', '1000', 'many', ''])
+def test_explain_max_misses_out_of_range_is_a_usage_error(tmp_path, config,
+                                                          value):
+    """In one line, as --microversion (it printed jsonschema's text of
+    the API's 400, and exited 1)."""
+    result = report(tmp_path, config, 'explain', 'resources=VCPU:1',
+                    '--max-misses', value)
+    assert result.returncode == 2
+    assert result.stdout == ''
+    assert result.stderr.startswith('usage: placement-manage report explain')
+    assert result.stderr.splitlines()[-1] == (
+        f'placement-manage report explain: error: argument --max-misses: '
+        f'{value!r} is not an integer from 0 to 999')
+
+
+@pytest.mark.parametrize('query, message', [
+    ('resources=VCPU:1&limit=-5',
+     "Invalid query string parameters: '-5' does not match "
+     "'^[1-9]([0-9]+)?$'"),
+    ('resources=VCPU:1&max_misses=1000',
+     "Invalid query string parameters: '1000' does not match "
+     "'^(0|[1-9][0-9]{0,2})$'"),
+])
+def test_explain_query_refused_in_one_line(tmp_path, config, query,
+                                           message):
+    """The API's words without what its 400 adds after them (where in
+    the schema the value failed, over four more lines)."""
+    result = report(tmp_path, config, 'explain', query)
     assert result.returncode == 1
-    assert "'many' does not match" in result.stderr
+    assert commands.only_line(result) == message
 
 
 def test_capacity_table(tmp_path, application, config):

@@ -8,6 +8,7 @@ db``); those that need no server run everywhere.
 """
 
 import signal
+import socket
 import sqlite3
 import subprocess
 import threading
@@ -245,3 +246,45 @@ def test_stopped_while_waiting_for_the_database(tmp_path, config_dir):
         processes.stop(server)
         server.stderr.close()
     assert not list(private_tmp.glob('placement-metrics-*'))
+
+
+def _listening(family, host):
+    """A socket listening on ``host`` at a free port, as another server's."""
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.bind((host, 0))
+    except OSError:
+        sock.close()
+        pytest.skip(f'{host} cannot be bound on this host')
+    sock.listen()
+    return sock
+
+
+@pytest.mark.parametrize('family, host, address', [
+    (socket.AF_INET, '127.0.0.1', '127.0.0.1:{port}'),
+    (socket.AF_INET6, '::1', '[::1]:{port}'),
+])
+def test_address_in_use(tmp_path, config_dir, family, host, address):
+    """Refused at once (gunicorn tried for 5 s and exited 1), with the
+    status of a temporary failure: it may be a server still stopping."""
+    with _listening(family, host) as other:
+        port = other.getsockname()[1]
+        result = commands.run('placement-api', '--dev', '--host', host,
+                              '--port', str(port), config_dir=config_dir,
+                              cwd=tmp_path)
+    assert commands.only_line(result) == (
+        f'placement-api: cannot listen on {address.format(port=port)}: '
+        f'another process is listening there; stop it or choose another '
+        f'--port')
+    assert result.returncode == fatal.TEMPORARY_FAILURE
+
+
+def test_address_of_no_interface(tmp_path, config_dir):
+    # TEST-NET-1 (RFC 5737): no host has it.
+    result = commands.placement_api(config_dir, '--dev', '--host',
+                                    '192.0.2.1', cwd=tmp_path)
+    assert commands.only_line(result).startswith(
+        'placement-api: cannot listen on 192.0.2.1:')
+    assert '(--host, --port): Cannot assign requested address' in (
+        result.stderr)
+    assert result.returncode == fatal.CONFIGURATION_ERROR

@@ -103,3 +103,34 @@ def test_database_not_configured(tmp_path, config_dir):
     result = upgrade_check(tmp_path, config_dir, None)
     assert result.returncode == 255
     assert '[placement_database] connection' in commands.only_line(result)
+
+
+def test_help_names_its_commands(config_dir):
+    """Under a heading, as placement-manage's (it was an empty ':')."""
+    result = commands.run('placement-status', '--help',
+                          config_dir=config_dir)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert ':' not in [line.strip() for line in lines]
+    heading = lines.index('Command categories:')
+    assert lines[heading + 1:heading + 3] == [
+        '  {upgrade}',
+        '    upgrade             Upgrade checks: placement-status upgrade '
+        'check']
+
+
+@pytest.mark.parametrize('args, error', [
+    ((), 'placement-status: error: the following arguments are required: '
+         'command'),
+    (('upgrade',), 'placement-status upgrade: error: the following '
+                   'arguments are required: check'),
+    (('upgrade', 'chekc'), "placement-status upgrade: error: argument "
+                           "check: invalid choice: 'chekc' (choose from "
+                           "'check')"),
+])
+def test_a_command_is_required(config_dir, args, error):
+    """Usage errors, as placement-manage's: ``upgrade chekc`` ran the
+    checks."""
+    result = commands.run('placement-status', *args, config_dir=config_dir)
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[-1] == error

@@ -57,6 +57,7 @@ REPORTS = (
             'max_misses', f'The most misses shown (default '
             f'{explain.MAX_MISSES}).', metavar='N',
             schema={'type': 'string', 'pattern': '^(0|[1-9][0-9]{0,2})$'},
-            code=errors.QUERYPARAM_BAD_VALUE),),
+            code=errors.QUERYPARAM_BAD_VALUE,
+            accepts='an integer from 0 to 999'),),
         tables=tables, command='explain', candidate_query=True),
 )
