@@ -133,6 +133,16 @@ def _check_can_listen(host, port, host_option, port_option):
             f'{exc.strerror or exc}') from None
 
 
+def _listeners_inherited():
+    """Whether gunicorn takes its listening sockets bound already: from
+    the master it replaces (SIGUSR2 re-executes it with ``GUNICORN_PID``
+    and ``GUNICORN_FD``) or from systemd's socket activation
+    (``LISTEN_FDS`` for this process). Their addresses are then in use
+    by design."""
+    return (os.environ.get('LISTEN_PID') == str(os.getpid())
+            or {'GUNICORN_PID', 'GUNICORN_FD'} <= os.environ.keys())
+
+
 def default_workers():
     """One per CPU this process may run on, at most MAX_DEFAULT_WORKERS."""
     return min(len(os.sched_getaffinity(0)), MAX_DEFAULT_WORKERS)
@@ -241,8 +251,9 @@ def main(argv=None):
 
         loading.parse(conf, argv)
         _size_database_pool(conf)
-        for listener in _listeners(conf):
-            _check_can_listen(*listener)
+        if not _listeners_inherited():
+            for listener in _listeners(conf):
+                _check_can_listen(*listener)
         # Fail here, once and in one line, rather than in every worker.
         deploy.check(conf)
         multiprocess.forget_this_process()

@@ -7,6 +7,7 @@ servers' cases run on the backend of ``PLACEMENT_TEST_DB_URL`` (``-m
 db``); those that need no server run everywhere.
 """
 
+import os
 import signal
 import socket
 import sqlite3
@@ -288,3 +289,27 @@ def test_address_of_no_interface(tmp_path, config_dir):
     assert '(--host, --port): Cannot assign requested address' in (
         result.stderr)
     assert result.returncode == fatal.CONFIGURATION_ERROR
+
+
+def test_listening_socket_inherited_from_the_master_it_replaces(tmp_path):
+    """A master re-executed by SIGUSR2 gets the old one's sockets
+    (``GUNICORN_FD``, with the old master's ``GUNICORN_PID``: here this
+    process): their address is in use by design, and served."""
+    with _listening(socket.AF_INET, '127.0.0.1') as inherited:
+        port = inherited.getsockname()[1]
+        log_path = tmp_path / 'placement-api.log'
+        with open(log_path, 'wb') as log:
+            process = subprocess.Popen(
+                [commands.script('placement-api'), '--dev', '--port',
+                 str(port)],
+                cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
+                pass_fds=[inherited.fileno()],
+                env={**commands.environ(tmp_path),
+                     'GUNICORN_PID': str(os.getpid()),
+                     'GUNICORN_FD': str(inherited.fileno())})
+        try:
+            processes.wait_until_up(f'http://127.0.0.1:{port}/', process,
+                                    log_path)
+        finally:
+            processes.stop(process)
+    assert process.returncode == 0, log_path.read_text()
