@@ -95,15 +95,16 @@ class Checks(upgradecheck.UpgradeCommands):
 
 def _register_commands(conf, checks):
     """The command line of ``upgradecheck.register_cli_options``, with a
-    heading and help for the commands (its heading was an empty ``:``)
-    and ``check`` the one word taken after ``upgrade``."""
+    heading and help for the commands (its heading was an empty ``:``).
+    As there, any word after ``upgrade`` runs the checks (deployment
+    tools send ``upgrade check``; upstream takes any)."""
 
     def add_parsers(subparsers):
         upgrade = subparsers.add_parser(
             'upgrade', help='Upgrade checks: placement-status upgrade check '
                             '[--json].')
         upgrade.add_argument(
-            'check', choices=['check'], metavar='check',
+            'check', metavar='check',
             help='Check whether this deployment is ready to upgrade (exit '
                  'status 0: all passed, 1: a warning, 2: a failure, 255: '
                  'an error).')
