@@ -322,12 +322,12 @@ class Server:
 
 @contextlib.contextmanager
 def running_server(conf, workdir, args, http, pythonpath=None,
-                   workers=None, threads=None):
+                   workers=None, threads=None, extra_args=()):
     """A server; ``pythonpath``: another tree's code to serve with;
     ``workers`` and ``threads`` per worker: ``--workers`` and
-    ``--threads`` by default."""
+    ``--threads`` by default; ``extra_args``: more of its options."""
     server = Server(conf, workdir, workers or args.workers,
-                    threads or args.threads, pythonpath)
+                    threads or args.threads, pythonpath, extra_args)
     try:
         server.wait_until_up(http)
         yield server

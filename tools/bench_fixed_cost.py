@@ -2,8 +2,8 @@
 
     PYTHONPATH=. .venv/bin/python -m tools.bench_fixed_cost [--db mysql]
         [--computes 100] [--requests 200] [--rounds 3]
-        [--before CHECKOUT] [--new-connections] [--in-process]
-        [--profile FILE] [--json FILE]
+        [--before CHECKOUT] [--new-connections] [--idle-connections N]
+        [--in-process] [--profile FILE] [--json FILE]
 
 Creates a throw-away database on ``--db`` (mysql, postgresql or sqlite),
 loads ``--computes`` computes of ``bench_cloud.py`` through a
@@ -18,6 +18,11 @@ connections, or with ``--new-connections`` each on a connection of its
 own that the client closes after the answer (as a compute's periodic
 request arrives: its connection went idle past the server's keep-alive
 timeout, 5 s, between two).
+``--idle-connections N``: N more connections, each kept alive
+after one request and then silent while the server is measured (its
+``--keepalive-timeout`` then an hour): a worker holds such connections
+of computes between their requests, for ``--keepalive-timeout`` (5 s)
+each, hundreds at a cloud's rates.
 
 Through the server (the default): ``placement-api`` with its defaults
 (``--workers``, ``--threads``), the CPU of its master and workers from
@@ -34,6 +39,7 @@ measured requests.
 import argparse
 import contextlib
 import cProfile
+import http.client
 import json
 import os
 import shutil
@@ -118,6 +124,32 @@ def _send_alone(http, endpoint, method, path, body):
         pool.close()
 
 
+def _idle_options(count):
+    """The server's options that let ``count`` idle connections stay."""
+    if not count:
+        return ()
+    return ('--keepalive-timeout', '3600',
+            '--max-connections', str(count + 64))
+
+
+@contextlib.contextmanager
+def _idle(endpoint, count):
+    """``count`` connections to ``endpoint``, each kept alive after
+    one ``GET /``, open until the end."""
+    host, port = urllib3.util.parse_url(endpoint)[2:4]
+    connections = []
+    try:
+        for _ in range(count):
+            connection = http.client.HTTPConnection(host, port, timeout=60)
+            connections.append(connection)
+            connection.request('GET', '/', headers=bench.HEADERS)
+            connection.getresponse().read()
+        yield
+    finally:
+        for connection in connections:
+            connection.close()
+
+
 def in_process(db_url, ops, profile):
     """CPU ms per request of the whole stack in this process."""
     app, db = bench_cpu.build_app(db_url)
@@ -155,8 +187,10 @@ def measure(args, http, db_url, conf, workdir, computes, owner):
             if args.in_process:
                 result = in_process(db_url, ops, profile)
             else:
-                with bench.running_server(conf, workdir, args, http,
-                                          pythonpath) as server:
+                with bench.running_server(
+                        conf, workdir, args, http, pythonpath,
+                        extra_args=_idle_options(args.idle_connections)
+                ) as server, _idle(server.endpoint, args.idle_connections):
                     result = over_server(http, server, ops, args.clients,
                                          args.new_connections)
             rounds[name].append(result)
@@ -200,6 +234,8 @@ def parse_args(argv):
                    help='threads sending the requests to the server')
     p.add_argument('--new-connections', action='store_true',
                    help='each request on a connection of its own')
+    p.add_argument('--idle-connections', type=int, default=0,
+                   help='connections kept alive and silent meanwhile')
     p.add_argument('--in-process', action='store_true',
                    help='the WSGI stack in this process, no server')
     p.add_argument('--profile', help='with --in-process: a cProfile here')
