@@ -102,12 +102,14 @@ def test_cloud_simulation_reports_every_operation(tmp_path):
 
 
 def test_fixed_cost_benchmark_measures_every_small_request(tmp_path):
-    """Both checkouts' rounds (here the same code) through a server."""
+    """Both checkouts' rounds (here the same code) through a server,
+    with idle kept-alive connections open meanwhile."""
     out = tmp_path / 'fixed.json'
     assert bench_fixed_cost.main([
         '--db', 'sqlite', '--computes', '10', '--requests', '4',
         '--rounds', '1', '--clients', '2', '--workers', '1',
-        '--threads', '2', '--before', '.', '--json', str(out)]) == 0
+        '--threads', '2', '--before', '.', '--idle-connections', '3',
+        '--json', str(out)]) == 0
     medians = json.loads(out.read_text())['medians']
     assert set(medians) == {
         'GET .../allocations', 'GET .../inventories', 'GET .../aggregates',
