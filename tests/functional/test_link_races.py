@@ -1,0 +1,77 @@
+"""Links of a provider (aggregates, traits) written while another
+transaction writes the same links: no 500.
+
+Another connection links the provider in a transaction left open; the
+API's write, which read the links as they were committed before, then
+inserts a link that the other transaction holds (or removes the trait
+it links). When the other commits, the insert fails on the primary key
+(or the foreign key): the write is run again on what is committed, and
+answers as if it had come after the other one.
+"""
+
+import threading
+import time
+import uuid
+
+import pytest
+
+from placement.objects import aggregate
+from placement.objects import trait as trait_obj
+
+pytestmark = pytest.mark.db
+
+AGG = str(uuid.uuid4())
+
+
+def _while_open(db, write, request):
+    """``request()`` in a thread while ``write(conn)`` is in a
+    transaction left open, which commits once the request had time to
+    block on it; the response."""
+    responses = []
+    with db.writer() as conn:
+        write(conn)
+        thread = threading.Thread(target=lambda: responses.append(request()))
+        thread.start()
+        # The request reads, then waits for the rows this one holds.
+        time.sleep(1.5)
+    thread.join()
+    return responses[0]
+
+
+@pytest.mark.parametrize('version', ['1.10', '1.19'])
+def test_aggregate_linked_by_another_writer(api, db, version):
+    rp_uuid = api.provider()
+    body = [AGG] if version == '1.10' else {
+        'aggregates': [AGG], 'resource_provider_generation': 1}
+
+    def put():
+        return api.request('PUT', f'/resource_providers/{rp_uuid}/aggregates',
+                           version=version, body=body)
+
+    # The other writer is of a microversion without generations: it
+    # moves none, and the request's generation still matches after it.
+    response = _while_open(
+        db, lambda conn: aggregate.replace_of(conn, rp_uuid, None, [AGG]),
+        put)
+    assert response.status_int == 200, response.text
+    got = api.request('GET', f'/resource_providers/{rp_uuid}/aggregates',
+                      version='1.19').json
+    assert got['aggregates'] == [AGG]
+
+
+def test_trait_deleted_by_another_writer(api, db):
+    rp_uuid = api.provider()
+    name = 'CUSTOM_GOING'
+    assert api.request('PUT', f'/traits/{name}').status_int == 201
+
+    def put():
+        return api.request('PUT', f'/resource_providers/{rp_uuid}/traits',
+                           body={'traits': [name],
+                                 'resource_provider_generation': 1})
+
+    response = _while_open(db, lambda conn: trait_obj.delete(conn, name),
+                           put)
+    assert response.status_int == 400, response.text
+    assert name in response.json['errors'][0]['detail']
+    got = api.request('GET', f'/resource_providers/{rp_uuid}/traits').json
+    assert got == {'traits': [], 'resource_provider_generation': 1}
