@@ -315,6 +315,9 @@ def replace_many(conn, changes, rewrite_unchanged=True):
             sa.tuple_(INV.c.resource_provider_id,
                       INV.c.resource_class_id).in_(deleted)))
     if inserted:
+        resource_class.hold_custom(conn, {
+            row['resource_class_id']: class_names[row['resource_class_id']]
+            for row in inserted})
         conn.execute(sa.insert(INV), inserted)
     return new_generations, changed_at
 
@@ -344,6 +347,7 @@ def add(conn, provider, class_name, inventory, generation=None):
         raise exception.ConcurrentUpdate(
             f"Update conflict: Inventory for '{class_name}' on resource "
             f"provider '{provider.uuid}' already exists.")
+    resource_class.hold_custom(conn, {class_id: class_name})
     conn.execute(sa.insert(INV).values(
         resource_provider_id=provider.id, resource_class_id=class_id,
         created_at=changed_at, **inventory.values()))

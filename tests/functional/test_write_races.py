@@ -1,5 +1,8 @@
-"""Links of a provider (aggregates, traits) written while another
-transaction writes the same links: no 500.
+"""Writes that meet another transaction's write of the same rows: no
+500, and no row left referring to a deleted one.
+
+Links of a provider (aggregates, traits) written while another
+transaction writes the same links.
 
 Another connection links the provider in a transaction left open; the
 API's write, which read the links as they were committed before, then
@@ -7,6 +10,13 @@ inserts a link that the other transaction holds (or removes the trait
 it links). When the other commits, the insert fails on the primary key
 (or the foreign key): the write is run again on what is committed, and
 answers as if it had come after the other one.
+
+Inventories of a custom resource class written while another
+transaction deletes the class, or the class deleted while another adds
+its first inventory (the schema has no foreign key from inventories to
+resource classes): whichever comes second waits for the first and is
+refused, 400 for the inventory of a deleted class, 409 for the delete
+of a class in use.
 """
 
 import threading
@@ -16,6 +26,9 @@ import uuid
 import pytest
 
 from placement.objects import aggregate
+from placement.objects import inventory as inventory_obj
+from placement.objects import resource_class
+from placement.objects import resource_provider
 from placement.objects import trait as trait_obj
 
 pytestmark = pytest.mark.db
@@ -75,3 +88,57 @@ def test_trait_deleted_by_another_writer(api, db):
     assert name in response.json['errors'][0]['detail']
     got = api.request('GET', f'/resource_providers/{rp_uuid}/traits').json
     assert got == {'traits': [], 'resource_provider_generation': 1}
+
+
+_CLASS = 'CUSTOM_GOING'
+
+
+def _with_class(api):
+    assert api.request('PUT', f'/resource_classes/{_CLASS}').status_int == 201
+    return api.provider({'VCPU': {'total': 4}})
+
+
+_ADD_CLASS = {
+    'PUT': {'inventories': {'VCPU': {'total': 4}, _CLASS: {'total': 4}},
+            'resource_provider_generation': 1},
+    'POST': {'resource_class': _CLASS, 'total': 4,
+             'resource_provider_generation': 1},
+}
+
+
+@pytest.mark.parametrize('method', sorted(_ADD_CLASS))
+def test_class_deleted_by_another_writer(api, db, method):
+    rp_uuid = _with_class(api)
+
+    def add():
+        return api.request(
+            method, f'/resource_providers/{rp_uuid}/inventories',
+            body=_ADD_CLASS[method])
+
+    response = _while_open(
+        db, lambda conn: resource_class.delete(conn, _CLASS), add)
+    assert response.status_int == 400, response.text
+    assert f'No such resource class {_CLASS}' in response.text
+    assert api.inventories(rp_uuid)['inventories'].keys() == {'VCPU'}
+
+
+def _add(conn, rp_uuid):
+    provider = resource_provider.get_by_uuid(conn, rp_uuid)
+    inventory_obj.add(conn, provider, _CLASS,
+                      inventory_obj.Inventory(total=4))
+
+
+@pytest.mark.parametrize('version', ['1.2', '1.7'])
+def test_class_given_inventory_by_another_writer(api, db, version):
+    rp_uuid = _with_class(api)
+
+    def delete():
+        return api.request('DELETE', f'/resource_classes/{_CLASS}',
+                           version=version)
+
+    response = _while_open(db, lambda conn: _add(conn, rp_uuid), delete)
+    assert response.status_int == 409, response.text
+    assert api.request(
+        'GET', f'/resource_classes/{_CLASS}').status_int == 200
+    assert api.inventories(rp_uuid)['inventories'].keys() == {
+        'VCPU', _CLASS}
