@@ -282,6 +282,12 @@ def replace_many(conn, changes, rewrite_unchanged=True):
                       } - class_names.keys()
     if unknown_stored:
         class_names.update(_class_names(conn, unknown_stored))
+        # An inventory of a class that no longer exists, left by a
+        # delete of the class that raced its write (before the write
+        # held the class): it is replaced as any other, by its id.
+        class_names.update(
+            (id_, f'(deleted resource class {id_})')
+            for id_ in unknown_stored - class_names.keys())
     usage = {}
     if any(stored.values()):
         usage = _usage_of_many(conn, [provider.id for provider, _i, _g

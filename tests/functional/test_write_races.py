@@ -24,6 +24,7 @@ import time
 import uuid
 
 import pytest
+import sqlalchemy as sa
 
 from placement.objects import aggregate
 from placement.objects import inventory as inventory_obj
@@ -142,3 +143,24 @@ def test_class_given_inventory_by_another_writer(api, db, version):
         'GET', f'/resource_classes/{_CLASS}').status_int == 200
     assert api.inventories(rp_uuid)['inventories'].keys() == {
         'VCPU', _CLASS}
+
+
+@pytest.mark.parametrize('method', ['PUT', 'DELETE'])
+def test_inventory_of_a_deleted_class_is_replaced(api, db, method):
+    """An inventory left by the race before it was fixed (its class
+    deleted) is replaced and deleted as any other."""
+    rp_uuid = _with_class(api)
+    assert api.request(
+        'POST', f'/resource_providers/{rp_uuid}/inventories',
+        body=_ADD_CLASS['POST']).status_int == 201
+    with db.writer() as conn:
+        conn.execute(sa.delete(resource_class.RC).where(
+            resource_class.RC.c.name == _CLASS))
+    path = f'/resource_providers/{rp_uuid}/inventories'
+    response = api.request(method, path, body=None if method == 'DELETE'
+                           else {'inventories': {'VCPU': {'total': 2}},
+                                 'resource_provider_generation': 2})
+    assert response.status_int in (200, 204), response.text
+    with db.reader() as conn:
+        assert conn.scalar(sa.select(sa.func.count()).select_from(
+            inventory_obj.INV)) == (1 if method == 'PUT' else 0)
