@@ -11,6 +11,11 @@ it links). When the other commits, the insert fails on the primary key
 (or the foreign key): the write is run again on what is committed, and
 answers as if it had come after the other one.
 
+Aggregates given before 1.19 (no generation) to a provider that another
+transaction deletes, or a provider deleted while another gives it
+aggregates so: no link is left to a deleted provider (the schema has no
+foreign key there).
+
 Inventories of a custom resource class written while another
 transaction deletes the class, or the class deleted while another adds
 its first inventory (the schema has no foreign key from inventories to
@@ -89,6 +94,47 @@ def test_trait_deleted_by_another_writer(api, db):
     assert name in response.json['errors'][0]['detail']
     got = api.request('GET', f'/resource_providers/{rp_uuid}/traits').json
     assert got == {'traits': [], 'resource_provider_generation': 1}
+
+
+
+def _links(db):
+    with db.reader() as conn:
+        return conn.execute(sa.select(
+            aggregate._RP_AGG.c.resource_provider_id)).scalars().all()
+
+
+def test_provider_deleted_by_another_writer(api, db):
+    rp_uuid = api.provider()
+
+    def put():
+        return api.request('PUT', f'/resource_providers/{rp_uuid}/aggregates',
+                           version='1.10', body=[AGG])
+
+    def delete(conn):
+        resource_provider.delete(conn, rp_uuid)
+
+    responses = []
+    with db.writer(read_committed=True) as conn:
+        delete(conn)
+        thread = threading.Thread(target=lambda: responses.append(put()))
+        thread.start()
+        time.sleep(1.5)
+    thread.join()
+    assert responses[0].status_int == 404, responses[0].text
+    assert _links(db) == []
+
+
+def test_provider_given_aggregates_by_another_writer(api, db):
+    rp_uuid = api.provider()
+
+    def delete():
+        return api.request('DELETE', f'/resource_providers/{rp_uuid}')
+
+    response = _while_open(
+        db, lambda conn: aggregate.replace_of(conn, rp_uuid, None, [AGG]),
+        delete)
+    assert response.status_int == 204, response.text
+    assert _links(db) == []
 
 
 _CLASS = 'CUSTOM_GOING'
