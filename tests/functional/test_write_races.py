@@ -16,6 +16,12 @@ transaction deletes, or a provider deleted while another gives it
 aggregates so: no link is left to a deleted provider (the schema has no
 foreign key there).
 
+The projects, users and consumer types a claim creates on first use,
+in the order of their names whatever the order of the consumers: two
+claims creating some of the same ones otherwise deadlocked (PostgreSQL
+detects it after a second, and a burst of such claims got 409s after
+twenty).
+
 Inventories of a custom resource class written while another
 transaction deletes the class, or the class deleted while another adds
 its first inventory (the schema has no foreign key from inventories to
@@ -210,3 +216,29 @@ def test_inventory_of_a_deleted_class_is_replaced(api, db, method):
     with db.reader() as conn:
         assert conn.scalar(sa.select(sa.func.count()).select_from(
             inventory_obj.INV)) == (1 if method == 'PUT' else 0)
+
+
+def test_owners_created_in_the_order_of_their_names(api):
+    rp_uuid = api.provider()
+    # The consumers in uuid order name their projects in reverse order.
+    consumers = {f'{index}0000000-0000-4000-8000-000000000000': project
+                 for index, project in enumerate(['pc', 'pb', 'pa'])}
+    inserted = []
+
+    def record(_conn, _cursor, statement, parameters, _context, _many):
+        if statement.startswith('INSERT INTO projects'):
+            inserted.append(str(parameters))
+
+    sa.event.listen(api.db.engine, 'before_cursor_execute', record)
+    try:
+        response = api.request('POST', '/allocations', body={
+            uuid: {'allocations': {rp_uuid: {'resources': {'VCPU': 1}}},
+                   'project_id': project, 'user_id': 'u',
+                   'consumer_generation': None, 'consumer_type': 'INSTANCE'}
+            for uuid, project in consumers.items()})
+    finally:
+        sa.event.remove(api.db.engine, 'before_cursor_execute', record)
+    assert response.status_int == 204, response.text
+    assert len(inserted) == 3
+    assert [next(name for name in ('pa', 'pb', 'pc') if name in params)
+            for params in inserted] == ['pa', 'pb', 'pc']
