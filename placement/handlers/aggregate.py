@@ -11,6 +11,7 @@ from placement import request_checks
 from placement import util
 from placement import uuid_form
 from placement.objects import aggregate
+from placement.objects import association
 
 
 def _response(req, uuids, generation):
@@ -52,7 +53,8 @@ def set_aggregates(req):
     context = req.environ['placement.context']
     uuid = util.path_arg(req, 'uuid')
     given, generation = _requested(req)
-    new_generation = context.db.write(
-        aggregate.replace_of, uuid, generation, _canonical_set(given))
+    new_generation = association.write(
+        context.db, aggregate.replace_of, uuid, generation,
+        _canonical_set(given))
     # Upstream echoes the list as sent, in its order and case.
     return _response(req, given, new_generation)

@@ -2,6 +2,7 @@
 
 from placement import request_checks
 from placement import util
+from placement.objects import association
 from placement.objects import name_table
 from placement.objects import provider_trait
 
@@ -24,8 +25,8 @@ def get_traits(req):
 def set_traits(req):
     context = req.environ['placement.context']
     data = request_checks.body(req)
-    provider = context.db.write(
-        provider_trait.replace_of, util.path_arg(req, 'uuid'),
+    provider = association.write(
+        context.db, provider_trait.replace_of, util.path_arg(req, 'uuid'),
         data['resource_provider_generation'], data['traits'])
     return _response(sorted(data['traits']), provider.generation,
                      name_table.last_modified(provider))
@@ -33,5 +34,6 @@ def set_traits(req):
 
 def delete_traits(req):
     context = req.environ['placement.context']
-    context.db.write(provider_trait.clear_of, util.path_arg(req, 'uuid'))
+    association.write(context.db, provider_trait.clear_of,
+                      util.path_arg(req, 'uuid'))
     return util.Result()

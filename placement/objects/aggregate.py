@@ -10,6 +10,7 @@ from placement import uuid_form
 from placement.db import api as db_api
 from placement.db import models
 from placement.objects import association
+from placement.objects import name_table
 from placement.objects import resource_provider
 
 AGG = models.PlacementAggregate.__table__
@@ -79,13 +80,19 @@ def replace_of(conn, uuid, generation, uuids):
     ``generation`` is the provider generation the caller saw; the new one
     is returned (ConcurrentUpdate when it is stale). None (before 1.19)
     changes the aggregates without checking or moving the generation,
-    as upstream does; then None is returned.
+    as upstream does (holding the provider row, so that a concurrent
+    delete of the provider comes before or after); then None is
+    returned.
     """
     provider, found, current = _LINKS.of_provider(conn, uuid, uuids)
     new_generation = None
     if generation is not None:
         new_generation = resource_provider.increment_generation(
             conn, provider.id, generation)
+    elif not name_table.hold(conn, resource_provider.RP, [provider.id]):
+        # Held, the provider is deleted before or after this write, not
+        # during it: the links have no foreign key to it.
+        raise resource_provider.not_found(uuid)
     wanted = _ids_by_uuid(conn, uuids, found).values()
     _LINKS.replace(conn, provider.id, wanted, current)
     return new_generation

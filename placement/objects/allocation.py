@@ -304,15 +304,16 @@ def _write_consumers(conn, requests, consumers, found_owner_ids):
     generation and succeeds, as the consumer generation spec says old
     microversions always do.
     """
-    owner_ids, new = {}, {}
+    written = [request for request in requests
+               if consumers.get(request.uuid) is not None
+               or request.allocations]
+    new = {}
     try:
-        for request in requests:
+        owner_ids = consumer_obj.owner_ids(
+            conn, {request.owner: found_owner_ids[request.owner]
+                   for request in written})
+        for request in written:
             consumer = consumers.get(request.uuid)
-            if consumer is None and not request.allocations:
-                continue
-            if request.owner not in owner_ids:
-                owner_ids[request.owner] = consumer_obj.owner_ids(
-                    conn, request.owner, found_owner_ids[request.owner])
             if consumer is None:
                 new.setdefault(request.owner, []).append(request.uuid)
             else:

@@ -10,6 +10,7 @@ import collections
 
 import sqlalchemy as sa
 
+from placement.db import api as db_api
 from placement.db import models
 from placement.objects import name_table
 from placement.objects import resource_provider
@@ -20,6 +21,28 @@ _RP = models.ResourceProvider.__table__
 #: generation, and when it last changed (``created_at``, ``updated_at``).
 Provider = collections.namedtuple(
     'Provider', ('id', 'generation', 'created_at', 'updated_at'))
+
+
+#: How often a write of links is run again when the links it read moved
+#: under it (:class:`LinksMoved`).
+RETRIES = 3
+
+
+class LinksMoved(db_api.RetryTransaction):
+    """A link this transaction inserts was inserted by another since we
+    read the links (a writer without a generation: aggregates before
+    1.19), or what it links to was deleted: read them all again."""
+
+    def __init__(self):
+        super().__init__(
+            'The resource provider\'s links were changed concurrently; '
+            'retry.')
+
+
+def write(db, operation, *args):
+    """``operation(conn, *args)``, a write of a provider's links, run
+    again when they moved under it (:data:`RETRIES` times at most)."""
+    return db.write(operation, *args, conflict_retries=RETRIES)
 
 
 class Association:
@@ -95,14 +118,21 @@ class Association:
         """Link provider ``provider_id`` to exactly the ids ``wanted``.
 
         ``current`` are the ids linked now, as :meth:`of_provider`
-        read them in this transaction.
+        read them in this transaction. Run it with :func:`write`.
         """
         wanted = set(wanted)
         if current - wanted:
             conn.execute(self._delete, {'provider_id': provider_id,
                                         'ids': sorted(current - wanted)})
         if wanted - current:
-            conn.execute(self._insert, [
-                {'resource_provider_id': provider_id,
-                 self.column.key: linked}
-                for linked in sorted(wanted - current)])
+            # A concurrent writer that moves no generation may have
+            # linked one since ``current`` was read (the primary key), or
+            # the linked row may be gone (the foreign key of traits):
+            # LinksMoved, and the caller runs it all again.
+            try:
+                conn.execute(self._insert, [
+                    {'resource_provider_id': provider_id,
+                     self.column.key: linked}
+                    for linked in sorted(wanted - current)])
+            except sa.exc.IntegrityError as exc:
+                raise LinksMoved() from exc

@@ -90,15 +90,30 @@ def owner_lookup(key, parameter):
     return _select(table, column, sa.bindparam(parameter))
 
 
-def owner_ids(conn, owner, found):
-    """``{column: id}`` of the consumer columns naming ``owner``.
+def owner_ids(conn, found):
+    """``{owner: {column: id}}`` of the consumer columns naming each
+    owner of ``found``.
 
-    ``found``: ``{column: id or None}`` as read by :func:`owner_lookup`;
-    the project, user and consumer type not found are created.
+    ``found``: ``{owner: {column: id or None}}`` as read by
+    :func:`owner_lookup`; the projects, users and consumer types not
+    found are created, table by table and in the order of their names,
+    whatever the order of the owners: writers that create some of the
+    same ones at the same time then wait for each other in one order,
+    where they deadlocked (a request's owners in the order of its
+    consumers, another's in another).
     """
-    return {key: (found[key] if found.get(key) is not None
-                  else _ensure(conn, *_OWNER_TABLES[key], value))
-            for key, value in owner_names(owner).items()}
+    names = {owner: owner_names(owner) for owner in found}
+    created = {}
+    for key, (table, column) in _OWNER_TABLES.items():
+        missing = {owner_names[key] for owner, owner_names in names.items()
+                   if key in owner_names and found[owner].get(key) is None}
+        for value in sorted(missing):
+            created[key, value] = _ensure(conn, table, column, value)
+    return {owner: {key: (found[owner][key]
+                          if found[owner].get(key) is not None
+                          else created[key, value])
+                    for key, value in owner_names.items()}
+            for owner, owner_names in names.items()}
 
 
 #: What is shown of a consumer's owners, for a statement reading the

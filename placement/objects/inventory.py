@@ -282,6 +282,12 @@ def replace_many(conn, changes, rewrite_unchanged=True):
                       } - class_names.keys()
     if unknown_stored:
         class_names.update(_class_names(conn, unknown_stored))
+        # An inventory of a class that no longer exists, left by a
+        # delete of the class that raced its write (before the write
+        # held the class): it is replaced as any other, by its id.
+        class_names.update(
+            (id_, f'(deleted resource class {id_})')
+            for id_ in unknown_stored - class_names.keys())
     usage = {}
     if any(stored.values()):
         usage = _usage_of_many(conn, [provider.id for provider, _i, _g
@@ -315,6 +321,9 @@ def replace_many(conn, changes, rewrite_unchanged=True):
             sa.tuple_(INV.c.resource_provider_id,
                       INV.c.resource_class_id).in_(deleted)))
     if inserted:
+        resource_class.hold_custom(conn, {
+            row['resource_class_id']: class_names[row['resource_class_id']]
+            for row in inserted})
         conn.execute(sa.insert(INV), inserted)
     return new_generations, changed_at
 
@@ -344,6 +353,7 @@ def add(conn, provider, class_name, inventory, generation=None):
         raise exception.ConcurrentUpdate(
             f"Update conflict: Inventory for '{class_name}' on resource "
             f"provider '{provider.uuid}' already exists.")
+    resource_class.hold_custom(conn, {class_id: class_name})
     conn.execute(sa.insert(INV).values(
         resource_provider_id=provider.id, resource_class_id=class_id,
         created_at=changed_at, **inventory.values()))

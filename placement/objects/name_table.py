@@ -161,20 +161,41 @@ def delete(conn, table, row_id, referrers, in_use_message):
 
     ``referrers`` are the columns pointing at ``table``; where the schema
     has a foreign key (provider traits to traits; upstream's has none to
-    resource classes) it catches a use added concurrently too. Either way
-    the answer is Conflict(``in_use_message``). Returns whether the row
-    was deleted: False when a concurrent request deleted it first.
+    resource classes) the database refuses a use committed before the
+    delete. The row is deleted first, then the referrers are read with a
+    locking read, which sees every use committed before it (whatever
+    snapshot the transaction read before): a writer that holds the row
+    (:func:`hold`) while it adds a use is waited for by the delete, and
+    its use is then found. Either way the answer is
+    Conflict(``in_use_message``), and the transaction is rolled back.
+    Returns whether the row was deleted: False when a concurrent request
+    deleted it first.
     """
-    for column in referrers:
-        if conn.scalar(sa.select(sa.exists().where(column == row_id))):
-            raise exception.Conflict(in_use_message)
     try:
         with conn.begin_nested():
             result = conn.execute(
                 sa.delete(table).where(table.c.id == row_id))
     except sa.exc.IntegrityError as exc:
         raise exception.Conflict(in_use_message) from exc
+    for column in referrers:
+        if conn.execute(sa.select(column).where(column == row_id).limit(1)
+                        .with_for_update(read=True)).first() is not None:
+            raise exception.Conflict(in_use_message)
     return result.rowcount == 1
+
+
+def hold(conn, table, row_ids):
+    """Hold the rows ``row_ids`` of ``table`` until the transaction ends
+    (a shared lock, which a rename of the row does not wait for on
+    PostgreSQL), for a write that adds rows referring to them where the
+    schema has no foreign key: :func:`delete` of one of them waits for
+    this transaction and then finds its use. Returns the ids of those
+    that still exist, as committed by anyone."""
+    if not row_ids:
+        return set()
+    return set(conn.scalars(
+        sa.select(table.c.id).where(table.c.id.in_(sorted(row_ids)))
+        .order_by(table.c.id).with_for_update(read=True, key_share=True)))
 
 
 def dated(changed):

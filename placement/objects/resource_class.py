@@ -37,6 +37,19 @@ def require_known(names, ids):
             f'No such resource class {", ".join(unknown)}.')
 
 
+def hold_custom(conn, names):
+    """Hold the custom classes of ``names`` (``{id: name}``) until the
+    transaction ends, for a write that adds rows using them: a
+    concurrent :func:`delete` of one waits for it, then finds the use
+    and is refused (inventories have no foreign key to their class).
+    UnknownResourceClass for one deleted since its id was read."""
+    custom = {id_: name for id_, name in names.items()
+              if os_resource_classes.is_custom(name)}
+    held = name_table.hold(conn, RC, custom)
+    require_known(custom.values(), {
+        name: id_ for id_, name in custom.items() if id_ in held})
+
+
 @db_api.read_committed
 def get_all(conn):
     """Every resource class row, standard ones first."""

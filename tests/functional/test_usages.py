@@ -52,8 +52,9 @@ class Usages:
         with self.db.writer() as conn:
             # Nothing looked up: each owner row is created, or found
             # when an earlier consumer created it.
+            owner = consumer.Owner(project, user, consumer_type)
             consumer.create(conn, [consumer_uuid], consumer.owner_ids(
-                conn, consumer.Owner(project, user, consumer_type), {}))
+                conn, {owner: {}})[owner])
             self.allocate(conn, consumer_uuid, resources)
 
     def allocate(self, conn, consumer_uuid, resources):
