@@ -136,11 +136,12 @@ def _idle_options(count):
 def _idle(endpoint, count):
     """``count`` connections to ``endpoint``, each kept alive after
     one ``GET /``, open until the end."""
-    host, port = urllib3.util.parse_url(endpoint)[2:4]
+    url = urllib3.util.parse_url(endpoint)
     connections = []
     try:
         for _ in range(count):
-            connection = http.client.HTTPConnection(host, port, timeout=60)
+            connection = http.client.HTTPConnection(url.host, url.port,
+                                                    timeout=60)
             connections.append(connection)
             connection.request('GET', '/', headers=bench.HEADERS)
             connection.getresponse().read()

@@ -105,15 +105,15 @@ def owner_ids(conn, found):
     names = {owner: owner_names(owner) for owner in found}
     created = {}
     for key, (table, column) in _OWNER_TABLES.items():
-        missing = {owner_names[key] for owner, owner_names in names.items()
-                   if key in owner_names and found[owner].get(key) is None}
+        missing = {named[key] for owner, named in names.items()
+                   if key in named and found[owner].get(key) is None}
         for value in sorted(missing):
             created[key, value] = _ensure(conn, table, column, value)
     return {owner: {key: (found[owner][key]
                           if found[owner].get(key) is not None
                           else created[key, value])
-                    for key, value in owner_names.items()}
-            for owner, owner_names in names.items()}
+                    for key, value in named.items()}
+            for owner, named in names.items()}
 
 
 #: What is shown of a consumer's owners, for a statement reading the
