@@ -7,7 +7,8 @@ Creates a throw-away database on the local server (MariaDB root or
 PostgreSQL postgres, as the tests use them), plants ``--providers``
 compute nodes (every tenth with two NUMA children), two consumers per
 node (VCPU, MEMORY_MB, DISK_GB each; one in ten a migration also
-holding the next node) and one of each finding per thousand nodes,
+holding the next node), each node in one of 20 aggregates, and one of
+each finding per thousand nodes,
 then times the whole audit, with and without a list of live consumers,
 and each finding's statement. The database is dropped at the end
 unless ``--keep-database``.
@@ -39,6 +40,10 @@ PROJECT = models.Project.__table__
 USER = models.User.__table__
 CONSUMER_TYPE = models.ConsumerType.__table__
 RC = models.ResourceClass.__table__
+AGGREGATE = models.PlacementAggregate.__table__
+PROVIDER_AGGREGATE = models.ResourceProviderAggregate.__table__
+#: Aggregates the nodes are spread over (as host aggregates and zones).
+AGGREGATES = 20
 
 
 def _admin_engine(server):
@@ -113,6 +118,12 @@ def plant(conn, nodes, projects=100):
     _insert(conn, RP, [{'parent_provider_id': None, **row}
                        for row in providers])
     _insert(conn, INV, inventories)
+    conn.execute(sa.insert(AGGREGATE), [
+        {'id': i, 'uuid': str(uuid.uuid4())}
+        for i in range(1, AGGREGATES + 1)])
+    _insert(conn, PROVIDER_AGGREGATE, [
+        {'resource_provider_id': node, 'aggregate_id': index % AGGREGATES + 1}
+        for index, node in enumerate(node_ids)])
     conn.execute(sa.insert(PROJECT), [{'id': i, 'external_id': f'p{i}'}
                                       for i in range(1, projects + 1)])
     conn.execute(sa.insert(USER), [{'id': i, 'external_id': f'u{i}'}
@@ -169,6 +180,10 @@ def _plant_findings(conn, node_ids, disk, vcpu):
     conn.execute(sa.update(RP).where(RP.c.id.in_(
         [node + 1 for node in every])).values(
             root_provider_id=node_ids[-1]))
+    # Left by deletes racing writes: no row has a negative id.
+    conn.execute(sa.insert(INV), [_inventory(node, -1, 8) for node in every])
+    conn.execute(sa.insert(PROVIDER_AGGREGATE), [
+        {'resource_provider_id': -node, 'aggregate_id': 1} for node in every])
 
 
 def analyze(db, backend):

@@ -312,13 +312,17 @@ def _parsed_inventories(folded, names):
     """``((class id, class, capacity, max_unit, min_unit, step_size),
     ...)`` of a folded inventory string, parsed once per request for
     the providers of one model, whatever their usage (a busy cloud's
-    usage differs from provider to provider)."""
+    usage differs from provider to provider). An inventory of a class
+    that no longer exists (the audit's
+    ``inventories_without_provider_or_class``) offers nothing."""
     classes = names.classes
     parsed = []
     for inventory in folded.split(';'):
         (class_id, total, reserved, ratio, max_unit, min_unit,
          step_size) = inventory.split(':')
         class_id = int(class_id)
+        if class_id not in classes:
+            continue
         parsed.append((class_id, classes[class_id], capacity.capacity(
             int(total), int(reserved), float(ratio)), int(max_unit),
             int(min_unit), int(step_size)))

@@ -34,6 +34,8 @@ RP = resource_provider.RP
 RC = resource_class.RC
 INV = models.Inventory.__table__
 ALLOC = models.Allocation.__table__
+AGGREGATE = models.PlacementAggregate.__table__
+PROVIDER_AGGREGATE = models.ResourceProviderAggregate.__table__
 CONSUMER = consumer.CONSUMER
 PROJECT = consumer.PROJECT
 USER = consumer.USER
@@ -100,6 +102,33 @@ def _allocations_without_inventory():
             .outerjoin(RC, RC.c.id == ALLOC.c.resource_class_id)
             .where(INV.c.id.is_(None))
             .order_by(ALLOC.c.consumer_id, ALLOC.c.id))
+
+
+def _inventories_without_provider_or_class():
+    return (sa.select(RP.c.uuid.label('provider_uuid'),
+                      RP.c.name.label('provider_name'),
+                      INV.c.resource_provider_id,
+                      RC.c.name.label('resource_class'),
+                      INV.c.resource_class_id, INV.c.total)
+            .select_from(INV)
+            .outerjoin(RP, RP.c.id == INV.c.resource_provider_id)
+            .outerjoin(RC, RC.c.id == INV.c.resource_class_id)
+            .where(sa.or_(RP.c.id.is_(None), RC.c.id.is_(None)))
+            .order_by(INV.c.resource_provider_id, INV.c.resource_class_id))
+
+
+def _aggregate_links_without_provider_or_aggregate():
+    link = PROVIDER_AGGREGATE
+    return (sa.select(RP.c.uuid.label('provider_uuid'),
+                      RP.c.name.label('provider_name'),
+                      link.c.resource_provider_id,
+                      AGGREGATE.c.uuid.label('aggregate_uuid'),
+                      link.c.aggregate_id)
+            .select_from(link)
+            .outerjoin(RP, RP.c.id == link.c.resource_provider_id)
+            .outerjoin(AGGREGATE, AGGREGATE.c.id == link.c.aggregate_id)
+            .where(sa.or_(RP.c.id.is_(None), AGGREGATE.c.id.is_(None)))
+            .order_by(link.c.resource_provider_id, link.c.aggregate_id))
 
 
 def _consumers_in_several_trees():
@@ -252,6 +281,19 @@ FINDINGS = (
         {'consumer_uuid': _STRING, 'provider_uuid': _NULLABLE_STRING,
          'resource_class': _NULLABLE_STRING, 'used': _INTEGER}),
     Finding(
+        'inventories_without_provider_or_class',
+        'Inventories of a provider or a resource class that does not '
+        'exist (provider_uuid or resource_class null; the ids are the '
+        'rows\' own): left by a delete that raced an inventory write, '
+        'which earlier versions allowed. One of a deleted custom class '
+        'may pass to the next custom class created, which can take its '
+        'id.',
+        'inventories', _inventories_without_provider_or_class,
+        {**_PROVIDER_FIELDS, 'provider_uuid': _NULLABLE_STRING,
+         'resource_provider_id': _INTEGER,
+         'resource_class': _NULLABLE_STRING,
+         'resource_class_id': _INTEGER, 'total': _INTEGER}),
+    Finding(
         'consumers_in_several_trees',
         'Consumers holding allocations in more than one provider tree, '
         'sharing providers aside: a migration in flight, or a leak.',
@@ -306,6 +348,16 @@ FINDINGS = (
         'that does not exist.',
         'providers', _providers_with_broken_parent_chain,
         {**_PROVIDER_FIELDS, 'parent_uuid': _NULLABLE_STRING}),
+    Finding(
+        'aggregate_links_without_provider_or_aggregate',
+        'Aggregate memberships of a provider or an aggregate that does '
+        'not exist (provider_uuid or aggregate_uuid null; the ids are '
+        'the rows\' own): left by a provider delete that raced an '
+        'aggregates PUT, which earlier versions allowed.',
+        'links', _aggregate_links_without_provider_or_aggregate,
+        {**_PROVIDER_FIELDS, 'provider_uuid': _NULLABLE_STRING,
+         'resource_provider_id': _INTEGER,
+         'aggregate_uuid': _NULLABLE_STRING, 'aggregate_id': _INTEGER}),
 )
 
 #: The finding of ``--live-consumers``, which only the CLI can give.
@@ -324,10 +376,10 @@ def examine(conn, finding):
     """``{description, counts, count, examples}`` of one statement."""
     statement = finding.statement()
     rows = conn.execute(
-        statement.add_columns(sa.func.count().over().label('total'))
+        statement.add_columns(sa.func.count().over().label('rows_found'))
         .limit(EXAMPLES)).mappings().all()
     return {'description': finding.description, 'counts': finding.counts,
-            'count': rows[0]['total'] if rows else 0,
+            'count': rows[0]['rows_found'] if rows else 0,
             'examples': [{name: row[name] for name in finding.fields}
                          for row in rows]}
 

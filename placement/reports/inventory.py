@@ -16,6 +16,7 @@ from placement.objects import conditions
 from placement.reports import scope as scope_mod
 
 INV = models.Inventory.__table__
+_CLASS = models.ResourceClass.__table__
 _ALLOC = models.Allocation.__table__
 RP = scope_mod.RP
 #: The settings MariaDB reads a statement over :func:`numbers` with
@@ -107,7 +108,9 @@ def numbers(selected, class_ids=None, sharing_class_ids=()):
     depends on it; 0 for the others, so that most rows need no test),
     and the inventory's
     ``allocation_ratio``, ``min_unit``, ``max_unit`` and ``step_size``.
-    ``class_ids`` narrows to those resource classes.
+    ``class_ids`` narrows to those resource classes. An inventory of a
+    class that no longer exists (the audit's
+    ``inventories_without_provider_or_class``) counts nowhere.
     """
     used = sa.select(_ALLOC.c.resource_provider_id,
                      _ALLOC.c.resource_class_id,
@@ -129,6 +132,7 @@ def numbers(selected, class_ids=None, sharing_class_ids=()):
                   INV.c.step_size)
         .select_from(INV)
         .join(RP, RP.c.id == INV.c.resource_provider_id)
+        .join(_CLASS, _CLASS.c.id == INV.c.resource_class_id)
         .where(*selected))
     if class_ids is not None:
         used = used.where(_ALLOC.c.resource_class_id.in_(class_ids))

@@ -12,7 +12,9 @@ import threading
 
 import pytest
 import sqlalchemy as sa
+import webob
 
+from placement import operations
 from placement.db import models
 from placement.reports import audit
 from tests.functional import commands
@@ -24,7 +26,6 @@ pytestmark = pytest.mark.db
 
 ALLOC = models.Allocation.__table__
 CONSUMER = models.Consumer.__table__
-PLANTED = audit_cloud.PLANTED
 plant = audit_cloud.plant
 
 
@@ -49,13 +50,13 @@ def test_a_clean_cloud_has_no_finding(application, db):
 
 
 def test_each_planted_finding_is_found(application, db):
-    plant(application, db)
+    planted = plant(application, db)
     document = report_cloud.get_json(application, '/reports/audit')
     assert document['audit']['clean'] is False
-    assert _examples(document) == PLANTED
+    assert _examples(document) == planted
     assert {name: found['count'] for name, found
             in document['audit']['findings'].items()} == {
-        name: len(examples) for name, examples in PLANTED.items()}
+        name: len(examples) for name, examples in planted.items()}
 
 
 def test_examples_stop_at_twenty_but_the_count_does_not(application, db):
@@ -174,7 +175,7 @@ def test_cli_exits_2_without_a_database(tmp_path):
 
 
 def test_cli_fix_empty_consumers(tmp_path, application, db, config):
-    plant(application, db)
+    planted = plant(application, db)
     result = manage_audit(tmp_path, config, '--fix-empty-consumers',
                           '--format', 'json')
     assert result.returncode == 1, result.stderr
@@ -183,7 +184,7 @@ def test_cli_fix_empty_consumers(tmp_path, application, db, config):
         'allocations', audit_cloud.C6]
     document = json.loads(result.stdout)
     assert _examples(document) == {
-        **PLANTED, 'consumers_without_allocations': []}
+        **planted, 'consumers_without_allocations': []}
     with db.reader() as conn:
         assert conn.scalar(sa.select(sa.func.count()).select_from(
             CONSUMER)) == 5
@@ -236,3 +237,43 @@ def test_the_broken_trees_are_left_out_of_searches(application, db, path):
             allocation_ratio=1.0))
     response = report_data.call(application, 'GET', path, None)
     assert response.json and audit_cloud.ROOTLESS not in response.text
+
+
+#: Path variables of the planted cloud's rows, for every GET operation.
+_PATH_VALUES = {'uuid': report_data.CN1, 'consumer_uuid': report_data.C3,
+                'resource_class': 'VCPU', 'project_id': 'p1'}
+#: GET operations that need more than their path, with it.
+_READS = {
+    '/allocation_candidates':
+        '/allocation_candidates?resources=VCPU:1,MEMORY_MB:1&member_of='
+        + report_data.AZ1,
+    '/reports/explain': '/reports/explain?resources=VCPU:1,MEMORY_MB:1',
+    '/reports/headroom': '/reports/headroom?resources=VCPU:1,MEMORY_MB:1',
+    '/resource_classes/{name}': '/resource_classes/VCPU',
+    '/traits/{name}': '/traits/MISC_SHARES_VIA_AGGREGATE',
+    '/usages': '/usages?project_id=p1',
+    '/reports/static/{name}': None,
+}
+_QUERIES = [
+    '/resource_providers?resources=VCPU:1&member_of=' + report_data.AZ1,
+    '/resource_providers?member_of=' + report_data.AZ1,
+    '/reports/capacity?detail',
+    '/reports/usage/p1?detail',
+]
+
+
+def test_every_read_answers_on_the_planted_cloud(application, db):
+    """Rows the audit finds (an inventory of a deleted class, links to a
+    missing provider or aggregate, broken trees) break no read: each
+    GET of the API and the reports on them answers, never 500."""
+    plant(application, db)
+    paths = {_READS[operation.path] if operation.path in _READS
+             else operation.path.format_map(_PATH_VALUES)
+             for operation in operations.OPERATIONS + operations.REPORTS
+             if operation.method == 'GET'} - {None}
+    for path in sorted(paths) + _QUERIES:
+        response = webob.Request.blank(path, headers={
+            'X-Auth-Token': 'admin',
+            'OpenStack-API-Version': 'placement latest'}).get_response(
+                application)
+        assert response.status_int < 400, (path, response.text)

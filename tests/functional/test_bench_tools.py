@@ -143,6 +143,7 @@ def test_audit_benchmark_plants_one_of_each_finding_per_thousand(db):
     counts = {name: found['count'] for name, found in findings.items()}
     assert counts == {
         'over_capacity': 2, 'allocations_without_inventory': 2,
+        'inventories_without_provider_or_class': 2,
         # One consumer in ten is a migration holding two nodes; two of
         # those hold a node whose root is gone (counted there).
         'consumers_in_several_trees': 398,
@@ -151,6 +152,7 @@ def test_audit_benchmark_plants_one_of_each_finding_per_thousand(db):
         'providers_without_root': 2, 'providers_with_wrong_root': 2,
         'providers_with_parent_in_other_tree': 2,
         'providers_with_broken_parent_chain': 0,
+        'aggregate_links_without_provider_or_aggregate': 2,
         # One consumer in a thousand left out of the list, and the two
         # allocations without a consumer record.
         'orphaned_allocations': 6}

@@ -335,7 +335,7 @@ def test_audit_panel_shows_the_counts(application, db):
         assert audit_counts(browser)['providers_with_broken_parent_chain'] \
             == (2, True)
         assert browser.find_element(By.ID, 'audit-summary').text == (
-            '11 of 11 findings have something to show.')
+            '13 of 13 findings have something to show.')
 
 
 def test_a_refused_audit_fails_its_panel_alone(db_url, tmp_path):

@@ -118,13 +118,15 @@ _PROJECT = {'id': 'p1', 'services': [{
 _FINDING = {'description': 'd', 'counts': 'providers', 'count': 0,
             'examples': []}
 _AUDIT_FINDINGS = ('over_capacity', 'allocations_without_inventory',
+                   'inventories_without_provider_or_class',
                    'consumers_in_several_trees',
                    'consumers_without_allocations',
                    'allocations_without_consumer',
                    'consumers_without_project', 'consumers_without_user',
                    'providers_without_root', 'providers_with_wrong_root',
                    'providers_with_parent_in_other_tree',
-                   'providers_with_broken_parent_chain')
+                   'providers_with_broken_parent_chain',
+                   'aggregate_links_without_provider_or_aggregate')
 #: ``(path, a well-formed document, the same broken)``.
 _REPORT_BODIES = [
     ('/reports/capacity',
