@@ -277,3 +277,43 @@ def test_every_read_answers_on_the_planted_cloud(application, db):
             'OpenStack-API-Version': 'placement latest'}).get_response(
                 application)
         assert response.status_int < 400, (path, response.text)
+
+
+def _send(application, method, path, body=None):
+    request = webob.Request.blank(path, method=method, headers={
+        'X-Auth-Token': 'admin', 'Content-Type': 'application/json',
+        'OpenStack-API-Version': 'placement latest'})
+    if body is not None:
+        request.body = json.dumps(body).encode()
+    return request.get_response(application)
+
+
+def test_writes_on_the_planted_provider(application, db):
+    """cn1 holds an inventory of a deleted class and a link to a missing
+    aggregate: its allocations, inventories, aggregates and traits are
+    written as any provider's."""
+    plant(application, db)
+    cn1 = f'/resource_providers/{report_data.CN1}'
+    new = 'e0000000-0000-4000-8000-0000000000aa'
+    claim = {'allocations': {report_data.CN1: {'resources': {'VCPU': 1}}},
+             'project_id': 'p1', 'user_id': 'u1',
+             'consumer_generation': None, 'consumer_type': 'INSTANCE'}
+    assert _send(application, 'PUT', f'/allocations/{new}',
+                 claim).status_int == 204
+    inventories = _send(application, 'GET', f'{cn1}/inventories').json
+    assert set(inventories['inventories']) == {'VCPU', 'MEMORY_MB'}
+    response = _send(application, 'PUT', f'{cn1}/inventories', inventories)
+    assert response.status_int == 200, response.text
+    generation = response.json['resource_provider_generation']
+    response = _send(application, 'PUT', f'{cn1}/aggregates', {
+        'aggregates': [report_data.AZ2],
+        'resource_provider_generation': generation})
+    assert response.status_int == 200, response.text
+    assert response.json['aggregates'] == [report_data.AZ2]
+    response = _send(application, 'PUT', f'{cn1}/traits', {
+        'traits': ['HW_CPU_X86_AVX2'],
+        'resource_provider_generation': response.json[
+            'resource_provider_generation']})
+    assert response.status_int == 200, response.text
+    assert _send(application, 'DELETE',
+                 f'/allocations/{new}').status_int == 204
