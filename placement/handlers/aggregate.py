@@ -11,7 +11,6 @@ from placement import request_checks
 from placement import util
 from placement import uuid_form
 from placement.objects import aggregate
-from placement.objects import association
 
 
 def _response(req, uuids, generation):
@@ -53,8 +52,7 @@ def set_aggregates(req):
     context = req.environ['placement.context']
     uuid = util.path_arg(req, 'uuid')
     given, generation = _requested(req)
-    new_generation = association.write(
-        context.db, aggregate.replace_of, uuid, generation,
-        _canonical_set(given))
+    new_generation = aggregate.replace(
+        context.db, uuid, generation, _canonical_set(given))
     # Upstream echoes the list as sent, in its order and case.
     return _response(req, given, new_generation)

@@ -10,7 +10,6 @@ from placement import uuid_form
 from placement.db import api as db_api
 from placement.db import models
 from placement.objects import association
-from placement.objects import name_table
 from placement.objects import resource_provider
 
 AGG = models.PlacementAggregate.__table__
@@ -74,25 +73,48 @@ def of_provider(conn, uuid):
     return generation, uuids
 
 
+def replace(db, uuid, generation, uuids):
+    """:func:`replace_of` in a transaction of its own; the new generation.
+
+    Without a generation the transaction reads what is committed, so
+    that the links it reads once it holds the provider are those the
+    writer before it left.
+    """
+    return association.write(db, replace_of, uuid, generation, uuids,
+                             read_committed=generation is None)
+
+
 def replace_of(conn, uuid, generation, uuids):
     """Put provider ``uuid`` in exactly the aggregates ``uuids``.
 
     ``generation`` is the provider generation the caller saw; the new one
     is returned (ConcurrentUpdate when it is stale). None (before 1.19)
     changes the aggregates without checking or moving the generation,
-    as upstream does (holding the provider row, so that a concurrent
-    delete of the provider comes before or after); then None is
-    returned.
+    as upstream does; then None is returned.
     """
+    if generation is None:
+        _hold_alone(conn, uuid)
     provider, found, current = _LINKS.of_provider(conn, uuid, uuids)
     new_generation = None
     if generation is not None:
         new_generation = resource_provider.increment_generation(
             conn, provider.id, generation)
-    elif not name_table.hold(conn, resource_provider.RP, [provider.id]):
-        # Held, the provider is deleted before or after this write, not
-        # during it: the links have no foreign key to it.
-        raise resource_provider.not_found(uuid)
     wanted = _ids_by_uuid(conn, uuids, found).values()
     _LINKS.replace(conn, provider.id, wanted, current)
     return new_generation
+
+
+def _hold_alone(conn, uuid):
+    """Lock provider ``uuid``'s row until the transaction ends; NotFound
+    when it is gone.
+
+    Before 1.19 no generation orders two writers of a provider's
+    aggregates (each would add its own to the links it read: both lists
+    united), nor a writer and the provider's delete (the links have no
+    foreign key to it): the row does, held before the links are read.
+    """
+    canonical = resource_provider.canonical_uuid(uuid)
+    if conn.scalar(sa.select(resource_provider.RP.c.id)
+                   .where(resource_provider.RP.c.uuid == canonical)
+                   .with_for_update()) is None:
+        raise resource_provider.not_found(uuid)

@@ -39,10 +39,12 @@ class LinksMoved(db_api.RetryTransaction):
             'retry.')
 
 
-def write(db, operation, *args):
+def write(db, operation, *args, read_committed=False):
     """``operation(conn, *args)``, a write of a provider's links, run
-    again when they moved under it (:data:`RETRIES` times at most)."""
-    return db.write(operation, *args, conflict_retries=RETRIES)
+    again when they moved under it (:data:`RETRIES` times at most);
+    ``read_committed`` as :meth:`placement.db.api.Database.write`."""
+    return db.write(operation, *args, conflict_retries=RETRIES,
+                    read_committed=read_committed)
 
 
 class Association:

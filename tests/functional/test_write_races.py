@@ -14,7 +14,7 @@ answers as if it had come after the other one.
 Aggregates given before 1.19 (no generation) to a provider that another
 transaction deletes, or a provider deleted while another gives it
 aggregates so: no link is left to a deleted provider (the schema has no
-foreign key there).
+foreign key there). Two such PUTs: the second's list, not both.
 
 The projects, users and consumer types a claim creates on first use,
 in the order of their names whatever the order of the consumers: two
@@ -82,6 +82,25 @@ def test_aggregate_linked_by_another_writer(api, db, version):
     got = api.request('GET', f'/resource_providers/{rp_uuid}/aggregates',
                       version='1.19').json
     assert got['aggregates'] == [AGG]
+
+
+def test_aggregates_given_by_another_writer_without_generation(api, db):
+    """Two PUTs before 1.19, of different lists: the second's list is the
+    provider's, not both lists united."""
+    rp_uuid = api.provider()
+    other = str(uuid.uuid4())
+
+    def put():
+        return api.request('PUT', f'/resource_providers/{rp_uuid}/aggregates',
+                           version='1.10', body=[other])
+
+    response = _while_open(
+        db, lambda conn: aggregate.replace_of(conn, rp_uuid, None, [AGG]),
+        put)
+    assert response.status_int == 200, response.text
+    got = api.request('GET', f'/resource_providers/{rp_uuid}/aggregates',
+                      version='1.19').json
+    assert got['aggregates'] == [other]
 
 
 def test_trait_deleted_by_another_writer(api, db):
