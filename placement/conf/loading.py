@@ -1,9 +1,12 @@
 """Building the ConfigOpts of a process: WSGI app or command."""
 
+import contextlib
 import importlib.metadata
+import io
 import logging as std_logging
 import os
 import re
+import sys
 
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -65,9 +68,11 @@ def parse(conf, argv, default_files=None):
     sections that nothing reads are logged as warnings.
     """
     try:
-        conf(argv, project='placement', version=_installed_version(),
-             default_config_files=(default_files if default_files is not None
-                                   else default_config_files()))
+        with _usage_errors(conf):
+            conf(argv, project='placement', version=_installed_version(),
+                 default_config_files=(default_files
+                                       if default_files is not None
+                                       else default_config_files()))
     except cfg.ConfigFilesNotFoundError as exc:
         raise fatal.ConfigurationError(
             f'configuration file not found: '
@@ -91,6 +96,27 @@ def parse(conf, argv, default_files=None):
     for warning in unknown.options(conf):
         LOG.warning('%s', warning)
     return conf
+
+
+@contextlib.contextmanager
+def _usage_errors(conf):
+    """A command-line value that oslo.config cannot convert is a usage
+    error as argparse reports the others: the usage, the program's name
+    and the reason on stderr, exit status 2 (oslo.config writes the
+    reason alone and exits 1)."""
+    written = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(written):
+            yield
+    except SystemExit as exc:
+        reason = written.getvalue()
+        if exc.code != 1 or not reason.startswith('argument --'):
+            sys.stderr.write(reason)
+            raise
+        conf.print_usage(sys.stderr)
+        sys.stderr.write(f'{conf.prog}: error: {reason}')
+        raise SystemExit(2) from None
+    sys.stderr.write(written.getvalue())
 
 
 # How oslo.config says where a value it cannot convert comes from.

@@ -251,3 +251,18 @@ def test_placement_api_stops_on_an_auth_plugin_it_cannot_use(
     assert 'Traceback' not in api.stderr
     assert api.stderr.splitlines()[-1].startswith(
         f'placement-api: {stopped_by}')
+
+
+@pytest.mark.parametrize('option, value, reason', [
+    ('--threads', '0', 'Invalid Integer(min=1) value: 0'),
+    ('--port', '99999', 'Invalid Port(min=0, max=65535) value: 99999'),
+])
+def test_invalid_command_line_value_is_a_usage_error(config_dir, option,
+                                                     value, reason):
+    """As argparse's own refusals: the usage, then the program's name and
+    the reason, exit status 2 (oslo.config says the reason alone, 1)."""
+    api = commands.placement_api(config_dir, option, value)
+    assert api.returncode == 2, api.stderr
+    assert api.stderr.startswith('usage: placement-api ')
+    assert api.stderr.splitlines()[-1] == (
+        f'placement-api: error: argument {option}: {reason}')
