@@ -104,31 +104,19 @@ def _allocations_without_inventory():
             .order_by(ALLOC.c.consumer_id, ALLOC.c.id))
 
 
-def _inventories_without_provider_or_class():
-    return (sa.select(RP.c.uuid.label('provider_uuid'),
-                      RP.c.name.label('provider_name'),
-                      INV.c.resource_provider_id,
-                      RC.c.name.label('resource_class'),
-                      INV.c.resource_class_id, INV.c.total)
-            .select_from(INV)
-            .outerjoin(RP, RP.c.id == INV.c.resource_provider_id)
-            .outerjoin(RC, RC.c.id == INV.c.resource_class_id)
-            .where(sa.or_(RP.c.id.is_(None), RC.c.id.is_(None)))
-            .order_by(INV.c.resource_provider_id, INV.c.resource_class_id))
-
-
-def _aggregate_links_without_provider_or_aggregate():
-    link = PROVIDER_AGGREGATE
-    return (sa.select(RP.c.uuid.label('provider_uuid'),
-                      RP.c.name.label('provider_name'),
-                      link.c.resource_provider_id,
-                      AGGREGATE.c.uuid.label('aggregate_uuid'),
-                      link.c.aggregate_id)
-            .select_from(link)
-            .outerjoin(RP, RP.c.id == link.c.resource_provider_id)
-            .outerjoin(AGGREGATE, AGGREGATE.c.id == link.c.aggregate_id)
-            .where(sa.or_(RP.c.id.is_(None), AGGREGATE.c.id.is_(None)))
-            .order_by(link.c.resource_provider_id, link.c.aggregate_id))
+def _rows_of_missing(table, column, key, label, *columns):
+    """Rows of ``table`` (a provider's inventories or links) whose
+    provider, or whose row ``column`` refers to (of ``key``'s table),
+    does not exist; with their provider, its ids and ``key`` as
+    ``label``, and ``columns``."""
+    named = key.table
+    return (sa.select(*_provider_columns(), table.c.resource_provider_id,
+                      key.label(label), column, *columns)
+            .select_from(table)
+            .outerjoin(RP, RP.c.id == table.c.resource_provider_id)
+            .outerjoin(named, named.c.id == column)
+            .where(sa.or_(RP.c.id.is_(None), named.c.id.is_(None)))
+            .order_by(table.c.resource_provider_id, column))
 
 
 def _consumers_in_several_trees():
@@ -288,7 +276,9 @@ FINDINGS = (
         'which earlier versions allowed. One of a deleted custom class '
         'may pass to the next custom class created, which can take its '
         'id.',
-        'inventories', _inventories_without_provider_or_class,
+        'inventories', lambda: _rows_of_missing(
+            INV, INV.c.resource_class_id, RC.c.name, 'resource_class',
+            INV.c.total),
         {**_PROVIDER_FIELDS, 'provider_uuid': _NULLABLE_STRING,
          'resource_provider_id': _INTEGER,
          'resource_class': _NULLABLE_STRING,
@@ -354,7 +344,9 @@ FINDINGS = (
         'not exist (provider_uuid or aggregate_uuid null; the ids are '
         'the rows\' own): left by a provider delete that raced an '
         'aggregates PUT, which earlier versions allowed.',
-        'links', _aggregate_links_without_provider_or_aggregate,
+        'links', lambda: _rows_of_missing(
+            PROVIDER_AGGREGATE, PROVIDER_AGGREGATE.c.aggregate_id,
+            AGGREGATE.c.uuid, 'aggregate_uuid'),
         {**_PROVIDER_FIELDS, 'provider_uuid': _NULLABLE_STRING,
          'resource_provider_id': _INTEGER,
          'aggregate_uuid': _NULLABLE_STRING, 'aggregate_id': _INTEGER}),

@@ -63,11 +63,18 @@ def _while_open(db, write, request):
     return responses[0]
 
 
-@pytest.mark.parametrize('version', ['1.10', '1.19'])
-def test_aggregate_linked_by_another_writer(api, db, version):
+OTHER_AGG = str(uuid.uuid4())
+
+
+@pytest.mark.parametrize('version, wanted', [
+    ('1.10', AGG), ('1.19', AGG),
+    # Two PUTs without generation of different lists: the second's list
+    # is the provider's, not both united.
+    ('1.10', OTHER_AGG)])
+def test_aggregates_given_by_another_writer(api, db, version, wanted):
     rp_uuid = api.provider()
-    body = [AGG] if version == '1.10' else {
-        'aggregates': [AGG], 'resource_provider_generation': 1}
+    body = [wanted] if version == '1.10' else {
+        'aggregates': [wanted], 'resource_provider_generation': 1}
 
     def put():
         return api.request('PUT', f'/resource_providers/{rp_uuid}/aggregates',
@@ -81,26 +88,7 @@ def test_aggregate_linked_by_another_writer(api, db, version):
     assert response.status_int == 200, response.text
     got = api.request('GET', f'/resource_providers/{rp_uuid}/aggregates',
                       version='1.19').json
-    assert got['aggregates'] == [AGG]
-
-
-def test_aggregates_given_by_another_writer_without_generation(api, db):
-    """Two PUTs before 1.19, of different lists: the second's list is the
-    provider's, not both lists united."""
-    rp_uuid = api.provider()
-    other = str(uuid.uuid4())
-
-    def put():
-        return api.request('PUT', f'/resource_providers/{rp_uuid}/aggregates',
-                           version='1.10', body=[other])
-
-    response = _while_open(
-        db, lambda conn: aggregate.replace_of(conn, rp_uuid, None, [AGG]),
-        put)
-    assert response.status_int == 200, response.text
-    got = api.request('GET', f'/resource_providers/{rp_uuid}/aggregates',
-                      version='1.19').json
-    assert got['aggregates'] == [other]
+    assert got['aggregates'] == [wanted]
 
 
 def test_trait_deleted_by_another_writer(api, db):
