@@ -70,7 +70,7 @@ OTHER_AGG = str(uuid.uuid4())
     ('1.10', AGG), ('1.19', AGG),
     # Two PUTs without generation of different lists: the second's list
     # is the provider's, not both united.
-    ('1.10', OTHER_AGG)])
+    ('1.10', OTHER_AGG)], ids=['1.10', '1.19', '1.10-another-list'])
 def test_aggregates_given_by_another_writer(api, db, version, wanted):
     rp_uuid = api.provider()
     body = [wanted] if version == '1.10' else {
