@@ -78,7 +78,17 @@ class ClientLimits:
 
 
 class _Request(parser.HTTPRequestParser):
-    """A request being read, which knows when its head ended."""
+    """A request being read, which knows when its head ended.
+
+    And which refuses (400, closing) what RFC 9112 says a server must
+    not take as it is, and waitress takes: a body framed twice
+    (Content-Length beside a chunked Transfer-Encoding, which waitress
+    reads as chunked and keeps the connection), a Transfer-Encoding in
+    an HTTP/1.0 request (which waitress ignores: the body was read as
+    the next request), an HTTP/1.1 request without Host and one with
+    two. A proxy in front that reads the body otherwise than this
+    server does lets a client smuggle a request past it.
+    """
 
     head_ended = None
 
@@ -87,6 +97,22 @@ class _Request(parser.HTTPRequestParser):
         if self.headers_finished and self.head_ended is None:
             self.head_ended = time.time()
         return consumed
+
+    def parse_header(self, header_plus):
+        super().parse_header(header_plus)
+        if self.chunked and 'CONTENT_LENGTH' in self.headers:
+            raise parser.ParsingError(
+                'Content-Length and Transfer-Encoding given together')
+        if 'TRANSFER_ENCODING' in self.headers:
+            # waitress reads (and removes) it in HTTP/1.1 only.
+            raise parser.ParsingError(
+                f'Transfer-Encoding in an HTTP/{self.version} request')
+        lines = parser.get_header_lines(header_plus.partition(b'\r\n')[2])
+        hosts = sum(line[:5].lower() == b'host:' for line in lines)
+        if hosts > 1 or (hosts == 0 and self.version == '1.1'):
+            raise parser.ParsingError(
+                'Host is missing' if hosts == 0
+                else 'Host given more than once')
 
 
 def _refusal(error, limits):

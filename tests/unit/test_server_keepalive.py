@@ -193,6 +193,45 @@ def test_a_refused_request_closes(worker):
     assert not served
 
 
+#: Requests RFC 9112 says a server must refuse (or, for the first two,
+#: at least close after): where the body ends, or which host is meant,
+#: is ambiguous; a proxy in front may have read them otherwise, and
+#: taken the body for the next request (smuggling).
+AMBIGUOUS = {
+    'Content-Length beside chunked': (
+        b'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 40\r\n'
+        b'Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n'),
+    'chunked in HTTP/1.0': (
+        b'POST / HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n'
+        b'Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n'),
+    'no Host in HTTP/1.1': b'GET / HTTP/1.1\r\n\r\n',
+    'two Hosts': b'GET / HTTP/1.1\r\nHost: x\r\nhost: y\r\n\r\n',
+}
+
+
+@pytest.mark.parametrize('request_', AMBIGUOUS.values(), ids=AMBIGUOUS)
+def test_an_ambiguous_request_is_refused_and_closes(worker, request_):
+    address, served = worker
+    wire = _sent_until_closed(address, request_ + _get())
+    response, body = wire.answer()
+    assert response.status == 400
+    assert response.headers['Connection'] == 'close'
+    assert response.headers['Content-Type'] == 'application/json'
+    assert b'"errors"' in body
+    assert wire.rest() == b''
+    assert not served
+
+
+def test_one_host_and_http10_without_host_are_served(worker):
+    address, served = worker
+    wire = _sent_until_closed(
+        address, b'GET / HTTP/1.0\r\n\r\n')
+    assert wire.answer()[0].status == 200
+    wire = _sent_until_closed(address, _get(headers='Connection: close\r\n'))
+    assert wire.answer()[0].status == 200
+    assert len(served) == 2
+
+
 def test_a_kept_alive_client_that_stops_reading_is_closed(
         impatient_worker):
     address, served, listener = impatient_worker
