@@ -130,9 +130,20 @@ def _refusal(error, limits):
     return webob.Request.blank('/').get_response(stack)
 
 
+def _method(request):
+    """The method of a request waitress refused: also when it refused
+    a header before it read the start line (which it keeps)."""
+    command = getattr(request, 'command', None)
+    if command is None:
+        command = getattr(request, 'first_line', b'').partition(b' ')[0]
+        command = command.decode('latin-1')
+    return command
+
+
 class _ErrorTask(task.ErrorTask):
     """Answers a malformed or too large request as the API answers bad
-    input: JSON, not waitress's plain text."""
+    input: JSON, not waitress's plain text; to a HEAD, the head only
+    (waitress sent its body: the client read it as the next answer)."""
 
     def execute(self):
         response = _refusal(self.request.error, self.channel.server.limits)
@@ -144,7 +155,7 @@ class _ErrorTask(task.ErrorTask):
             if name.lower() != 'content-length')
         self.set_close_on_finish()
         self.content_length = len(response.body)
-        self.write(response.body)
+        self.write(b'' if _method(self.request) == 'HEAD' else response.body)
 
 
 class _Task(task.WSGITask):

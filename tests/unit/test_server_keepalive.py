@@ -222,6 +222,31 @@ def test_an_ambiguous_request_is_refused_and_closes(worker, request_):
     assert not served
 
 
+#: HEAD requests refused before the application: waitress's parser
+#: found a bad header (before it read the method), or a coding it
+#: does not take.
+REFUSED_HEADS = {
+    'bad header': b'HEAD / HTTP/1.1\r\nHost: x\r\nX-Bad: a\x01b\r\n\r\n',
+    'unknown coding': (b'HEAD / HTTP/1.1\r\nHost: x\r\n'
+                       b'Transfer-Encoding: gzip\r\n\r\n'),
+}
+
+
+@pytest.mark.parametrize('request_', REFUSED_HEADS.values(),
+                         ids=REFUSED_HEADS)
+def test_a_refused_head_is_answered_without_a_body(worker, request_):
+    """RFC 9110 9.3.2: no content in an answer to HEAD; a client takes
+    what follows the head for the next answer."""
+    address, served = worker
+    wire = _sent_until_closed(address, request_)
+    response, _body = wire.answer(method='HEAD')
+    assert response.status in (400, 501)
+    assert response.headers['Connection'] == 'close'
+    assert int(response.headers['Content-Length']) > 0
+    assert wire.rest() == b''
+    assert not served
+
+
 def test_one_host_and_http10_without_host_are_served(worker):
     address, served = worker
     wire = _sent_until_closed(
