@@ -5,9 +5,15 @@ microversion) and adds the route template, the time the request took
 and its part in SQL (:mod:`placement.timing`), and the request id. A
 request slower than ``[request_log] slow_threshold`` is logged once
 more as a warning with its whole time split.
+
+The path is logged percent-decoded, as WSGI gives it; its control
+characters, and those the server took raw in the request line, are
+logged percent-encoded (``%0A``): a client's newline started a forged
+log line, its ESC drove the terminal showing the log.
 """
 
 import logging
+import re
 
 from oslo_middleware import request_id
 
@@ -16,6 +22,9 @@ from placement import router
 from placement import timing
 
 LOG = logging.getLogger(__name__)
+#: C0, DEL and C1 (U+009B is a CSI too): none is sent raw in a request
+#: line, only percent-encoded.
+_CONTROLS = re.compile('[\x00-\x1f\x7f-\x9f]')
 
 
 class RequestLog:
@@ -77,4 +86,5 @@ def middleware(conf):
 def _url(environ):
     path = environ.get('SCRIPT_NAME', '') + environ.get('PATH_INFO', '')
     query = environ.get('QUERY_STRING')
-    return f'{path}?{query}' if query else path
+    url = f'{path}?{query}' if query else path
+    return _CONTROLS.sub(lambda match: f'%{ord(match[0]):02X}', url)
