@@ -13,18 +13,15 @@ log line, its ESC drove the terminal showing the log.
 """
 
 import logging
-import re
 
 from oslo_middleware import request_id
 
+from placement import client_text
 from placement import microversion
 from placement import router
 from placement import timing
 
 LOG = logging.getLogger(__name__)
-#: C0, DEL and C1 (U+009B is a CSI too): none is sent raw in a request
-#: line, only percent-encoded.
-_CONTROLS = re.compile('[\x00-\x1f\x7f-\x9f]')
 
 
 class RequestLog:
@@ -87,4 +84,4 @@ def _url(environ):
     path = environ.get('SCRIPT_NAME', '') + environ.get('PATH_INFO', '')
     query = environ.get('QUERY_STRING')
     url = f'{path}?{query}' if query else path
-    return _CONTROLS.sub(lambda match: f'%{ord(match[0]):02X}', url)
+    return client_text.loggable(url)

@@ -39,6 +39,7 @@ from waitress import utilities
 from waitress import wasyncore
 
 from placement import body_limit
+from placement import client_text
 from placement import wsgi_wrapper
 
 LOG = logging.getLogger(__name__)
@@ -147,8 +148,10 @@ class _ErrorTask(task.ErrorTask):
 
     def execute(self):
         response = _refusal(self.request.error, self.channel.server.limits)
+        # waitress's words quote the header line it refused.
         LOG.info('Refused a request from %s: %s %s', self.channel.addr[0],
-                 response.status, self.request.error.body)
+                 response.status,
+                 client_text.loggable(self.request.error.body))
         self.status = response.status
         self.response_headers.extend(
             (name, value) for name, value in response.headerlist

@@ -7,6 +7,7 @@ import contextlib
 import dataclasses
 import http.client
 import io
+import logging
 import socket
 import time
 
@@ -245,6 +246,19 @@ def test_a_refused_head_is_answered_without_a_body(worker, request_):
     assert int(response.headers['Content-Length']) > 0
     assert wire.rest() == b''
     assert not served
+
+
+def test_a_refused_header_line_is_logged_without_its_controls(
+        worker, caplog):
+    """waitress's words quote the line it refused: its bare LF started a
+    forged log line, its ESC drove the terminal showing the log."""
+    address, _served = worker
+    with caplog.at_level(logging.INFO, logger='placement.wsgi.server'):
+        _sent_until_closed(address, b'GET / HTTP/1.1\r\nHost: x\r\n'
+                           b'X-A: \x1b[31m\n2026-01-01 forged\r\n\r\n')
+    [line] = [record.getMessage() for record in caplog.records
+              if record.getMessage().startswith('Refused')]
+    assert 'X-A: %1B[31m%0A2026-01-01 forged' in line, line
 
 
 def test_one_host_and_http10_without_host_are_served(worker):
