@@ -9,7 +9,9 @@ what the client sent, but never more than a few hundred characters of
 it: :func:`clip` shortens a quotation in the middle, keeping its
 beginning and its end (where the phrases clients match are), and
 :func:`validation_detail` words a jsonschema error with the instance,
-its path and the message clipped.
+its path and the message clipped. A log line shows a client's text
+through :func:`loggable`: its newlines would start forged lines, its
+escape sequences drive the terminal showing the log.
 """
 
 import re
@@ -21,6 +23,14 @@ import jsonschema
 MAX_QUOTED = 300
 _ELLIPSIS = ' ... '
 _UNSTORABLE = re.compile('[\x00\ud800-\udfff]')
+#: C0, DEL and C1 (U+009B is a CSI too).
+_CONTROLS = re.compile('[\x00-\x1f\x7f-\x9f]')
+
+
+def loggable(text):
+    """``text`` with its control characters percent-encoded (``%0A``),
+    for a log line."""
+    return _CONTROLS.sub(lambda match: f'%{ord(match[0]):02X}', text)
 
 
 def clip(text, limit=MAX_QUOTED):

@@ -287,11 +287,17 @@ def _groups(version, params):
 
 
 def _limit(params):
-    """A positive integer (the schema says so); one beyond
-    ``sys.maxsize`` limits nothing more than ``sys.maxsize`` does (and
-    Python slices stop there)."""
+    """A positive integer (the schema says so: digits, no leading zero);
+    one beyond ``sys.maxsize`` limits nothing more than ``sys.maxsize``
+    does (and Python slices stop there). One with more digits than
+    ``sys.maxsize`` is beyond it, and is not converted: ``int()``
+    refuses more than 4,300 digits."""
     value = params.get('limit')
-    return None if value is None else min(int(value), sys.maxsize)
+    if value is None:
+        return None
+    if len(value) > len(str(sys.maxsize)):
+        return sys.maxsize
+    return min(int(value), sys.maxsize)
 
 
 def _group_policy(params, groups):

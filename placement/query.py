@@ -30,6 +30,13 @@ def _pairs(req):
     yield from req.GET.items()
 
 
+def given(req):
+    """``{name: [values]}`` of the query string as sent, for an operation
+    that declares no parameter (whose query :func:`parse` ignores): a
+    bad escape is refused as :func:`parse` refuses it, not a 500."""
+    return query_values.decoded(_pairs(req))
+
+
 def of(req):
     """The query parameters :func:`parse` made of ``req``."""
     return req.environ[ENVIRON]

@@ -149,9 +149,10 @@ def _check(validator, instance, compiled):
         f'{_PREFIX}{client_text.validation_detail(error)}', code)
 
 
-def _values(items):
+def decoded(items):
     """``{name: [values in order]}`` of the ``(name, value)`` pairs of a
-    query string, decoded as they are read."""
+    query string, decoded as they are read; a bad escape is
+    :class:`~placement.exception.InvalidQuery`."""
     values = {}
     try:
         for name, value in items:
@@ -215,7 +216,7 @@ def parse(declared, version, items, key=None):
     if not declared:
         return Params()
     compiled = _compiled(declared, version, key)
-    values = _values(items)
+    values = decoded(items)
     _check(compiled.last, {name: given[-1] for name, given in values.items()},
            compiled)
     _check_names(compiled, values)

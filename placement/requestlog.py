@@ -5,12 +5,18 @@ microversion) and adds the route template, the time the request took
 and its part in SQL (:mod:`placement.timing`), and the request id. A
 request slower than ``[request_log] slow_threshold`` is logged once
 more as a warning with its whole time split.
+
+The path is logged percent-decoded, as WSGI gives it; its control
+characters, and those the server took raw in the request line, are
+logged percent-encoded (``%0A``): a client's newline started a forged
+log line, its ESC drove the terminal showing the log.
 """
 
 import logging
 
 from oslo_middleware import request_id
 
+from placement import client_text
 from placement import microversion
 from placement import router
 from placement import timing
@@ -77,4 +83,5 @@ def middleware(conf):
 def _url(environ):
     path = environ.get('SCRIPT_NAME', '') + environ.get('PATH_INFO', '')
     query = environ.get('QUERY_STRING')
-    return f'{path}?{query}' if query else path
+    url = f'{path}?{query}' if query else path
+    return client_text.loggable(url)

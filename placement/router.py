@@ -150,7 +150,8 @@ class Stream:
             LOG.exception('A streamed answer to %s %s failed after its '
                           'first byte: the connection is dropped',
                           self._environ.get('REQUEST_METHOD'),
-                          self._environ.get('PATH_INFO'))
+                          client_text.loggable(
+                              self._environ.get('PATH_INFO', '')))
             raise
 
     def close(self):

@@ -43,10 +43,10 @@ def answering(report):
     in the operation table).
     """
     def answer(req):
-        if report.refuses_arguments and req.GET:
+        if report.refuses_arguments and (given := query.given(req)):
             raise webob.exc.HTTPBadRequest(
                 'Invalid query string parameters: '
-                f'{next(iter(req.GET))!r} was unexpected '
+                f'{next(iter(given))!r} was unexpected '
                 f'{report.refuses_arguments}')
         params, variables = report.inputs(microversion.of(req),
                                           query.of(req))

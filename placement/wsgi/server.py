@@ -39,6 +39,7 @@ from waitress import utilities
 from waitress import wasyncore
 
 from placement import body_limit
+from placement import client_text
 from placement import wsgi_wrapper
 
 LOG = logging.getLogger(__name__)
@@ -78,7 +79,17 @@ class ClientLimits:
 
 
 class _Request(parser.HTTPRequestParser):
-    """A request being read, which knows when its head ended."""
+    """A request being read, which knows when its head ended.
+
+    And which refuses (400, closing) what RFC 9112 says a server must
+    not take as it is, and waitress takes: a body framed twice
+    (Content-Length beside a chunked Transfer-Encoding, which waitress
+    reads as chunked and keeps the connection), a Transfer-Encoding in
+    an HTTP/1.0 request (which waitress ignores: the body was read as
+    the next request), an HTTP/1.1 request without Host and one with
+    two. A proxy in front that reads the body otherwise than this
+    server does lets a client smuggle a request past it.
+    """
 
     head_ended = None
 
@@ -87,6 +98,22 @@ class _Request(parser.HTTPRequestParser):
         if self.headers_finished and self.head_ended is None:
             self.head_ended = time.time()
         return consumed
+
+    def parse_header(self, header_plus):
+        super().parse_header(header_plus)
+        if self.chunked and 'CONTENT_LENGTH' in self.headers:
+            raise parser.ParsingError(
+                'Content-Length and Transfer-Encoding given together')
+        if 'TRANSFER_ENCODING' in self.headers:
+            # waitress reads (and removes) it in HTTP/1.1 only.
+            raise parser.ParsingError(
+                f'Transfer-Encoding in an HTTP/{self.version} request')
+        lines = parser.get_header_lines(header_plus.partition(b'\r\n')[2])
+        hosts = sum(line[:5].lower() == b'host:' for line in lines)
+        if hosts > 1 or (hosts == 0 and self.version == '1.1'):
+            raise parser.ParsingError(
+                'Host is missing' if hosts == 0
+                else 'Host given more than once')
 
 
 def _refusal(error, limits):
@@ -104,21 +131,34 @@ def _refusal(error, limits):
     return webob.Request.blank('/').get_response(stack)
 
 
+def _method(request):
+    """The method of a request waitress refused: also when it refused
+    a header before it read the start line (which it keeps)."""
+    command = getattr(request, 'command', None)
+    if command is None:
+        command = getattr(request, 'first_line', b'').partition(b' ')[0]
+        command = command.decode('latin-1')
+    return command
+
+
 class _ErrorTask(task.ErrorTask):
     """Answers a malformed or too large request as the API answers bad
-    input: JSON, not waitress's plain text."""
+    input: JSON, not waitress's plain text; to a HEAD, the head only
+    (waitress sent its body: the client read it as the next answer)."""
 
     def execute(self):
         response = _refusal(self.request.error, self.channel.server.limits)
+        # waitress's words quote the header line it refused.
         LOG.info('Refused a request from %s: %s %s', self.channel.addr[0],
-                 response.status, self.request.error.body)
+                 response.status,
+                 client_text.loggable(self.request.error.body))
         self.status = response.status
         self.response_headers.extend(
             (name, value) for name, value in response.headerlist
             if name.lower() != 'content-length')
         self.set_close_on_finish()
         self.content_length = len(response.body)
-        self.write(response.body)
+        self.write(b'' if _method(self.request) == 'HEAD' else response.body)
 
 
 class _Task(task.WSGITask):

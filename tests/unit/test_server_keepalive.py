@@ -7,6 +7,7 @@ import contextlib
 import dataclasses
 import http.client
 import io
+import logging
 import socket
 import time
 
@@ -191,6 +192,83 @@ def test_a_refused_request_closes(worker):
     assert b'Transfer-Encoding requested is not supported' in body
     assert wire.rest() == b''
     assert not served
+
+
+#: Requests RFC 9112 says a server must refuse (or, for the first two,
+#: at least close after): where the body ends, or which host is meant,
+#: is ambiguous; a proxy in front may have read them otherwise, and
+#: taken the body for the next request (smuggling).
+AMBIGUOUS = {
+    'Content-Length beside chunked': (
+        b'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 40\r\n'
+        b'Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n'),
+    'chunked in HTTP/1.0': (
+        b'POST / HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n'
+        b'Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n'),
+    'no Host in HTTP/1.1': b'GET / HTTP/1.1\r\n\r\n',
+    'two Hosts': b'GET / HTTP/1.1\r\nHost: x\r\nhost: y\r\n\r\n',
+}
+
+
+@pytest.mark.parametrize('request_', AMBIGUOUS.values(), ids=AMBIGUOUS)
+def test_an_ambiguous_request_is_refused_and_closes(worker, request_):
+    address, served = worker
+    wire = _sent_until_closed(address, request_ + _get())
+    response, body = wire.answer()
+    assert response.status == 400
+    assert response.headers['Connection'] == 'close'
+    assert response.headers['Content-Type'] == 'application/json'
+    assert b'"errors"' in body
+    assert wire.rest() == b''
+    assert not served
+
+
+#: HEAD requests refused before the application: waitress's parser
+#: found a bad header (before it read the method), or a coding it
+#: does not take.
+REFUSED_HEADS = {
+    'bad header': b'HEAD / HTTP/1.1\r\nHost: x\r\nX-Bad: a\x01b\r\n\r\n',
+    'unknown coding': (b'HEAD / HTTP/1.1\r\nHost: x\r\n'
+                       b'Transfer-Encoding: gzip\r\n\r\n'),
+}
+
+
+@pytest.mark.parametrize('request_', REFUSED_HEADS.values(),
+                         ids=REFUSED_HEADS)
+def test_a_refused_head_is_answered_without_a_body(worker, request_):
+    """RFC 9110 9.3.2: no content in an answer to HEAD; a client takes
+    what follows the head for the next answer."""
+    address, served = worker
+    wire = _sent_until_closed(address, request_)
+    response, _body = wire.answer(method='HEAD')
+    assert response.status in (400, 501)
+    assert response.headers['Connection'] == 'close'
+    assert int(response.headers['Content-Length']) > 0
+    assert wire.rest() == b''
+    assert not served
+
+
+def test_a_refused_header_line_is_logged_without_its_controls(
+        worker, caplog):
+    """waitress's words quote the line it refused: its bare LF started a
+    forged log line, its ESC drove the terminal showing the log."""
+    address, _served = worker
+    with caplog.at_level(logging.INFO, logger='placement.wsgi.server'):
+        _sent_until_closed(address, b'GET / HTTP/1.1\r\nHost: x\r\n'
+                           b'X-A: \x1b[31m\n2026-01-01 forged\r\n\r\n')
+    [line] = [record.getMessage() for record in caplog.records
+              if record.getMessage().startswith('Refused')]
+    assert 'X-A: %1B[31m%0A2026-01-01 forged' in line, line
+
+
+def test_one_host_and_http10_without_host_are_served(worker):
+    address, served = worker
+    wire = _sent_until_closed(
+        address, b'GET / HTTP/1.0\r\n\r\n')
+    assert wire.answer()[0].status == 200
+    wire = _sent_until_closed(address, _get(headers='Connection: close\r\n'))
+    assert wire.answer()[0].status == 200
+    assert len(served) == 2
 
 
 def test_a_kept_alive_client_that_stops_reading_is_closed(
