@@ -158,6 +158,17 @@ def test_long_query_values_and_paths_are_clipped_in_errors(api, world):
         assert len(response.body) < 2000, response.text[:300]
 
 
+def test_a_limit_of_more_digits_than_python_converts_limits_nothing(
+        api, world):
+    """``int()`` refuses more than 4,300 digits: such a limit is beyond
+    any number of candidates, and answers as none (it was a 500)."""
+    response = api.send(
+        'GET', '/allocation_candidates?resources=VCPU:1&limit=1'
+        + '0' * 5000, {**HEADERS, 'openstack-api-version': 'placement 1.39'})
+    assert response.status_int == 200, response.text[:300]
+    assert len(response.json['allocation_requests']) == 1
+
+
 @pytest.mark.parametrize('project', ['None', '%(project_id)s', 'x'])
 def test_listing_every_projects_usage_needs_admin_or_service(
         api, world, project):
