@@ -49,11 +49,12 @@ def _create_server_database(server_url, prefix):
 def _create_sqlite_database(prefix):
     handle, path = tempfile.mkstemp(prefix=f'{prefix}', suffix='.sqlite')
     os.close(handle)
-    atexit.register(_remove_sqlite_files, path)
+    atexit.register(remove_sqlite_files, path)
     return f'sqlite:///{path}'
 
 
-def _remove_sqlite_files(path):
+def remove_sqlite_files(path):
+    """Remove SQLite database ``path`` and its WAL files."""
     for name in (path, f'{path}-wal', f'{path}-shm'):
         if os.path.exists(name):
             os.unlink(name)

@@ -129,14 +129,8 @@ def fresh_database_url(fixture):
     source.backup(target)
     source.close()
     target.close()
-    fixture.addCleanup(_remove_sqlite_files, path)
+    fixture.addCleanup(throwaway.remove_sqlite_files, path)
     return f'sqlite:///{path}'
-
-
-def _remove_sqlite_files(path):
-    for name in (path, f'{path}-wal', f'{path}-shm'):
-        if os.path.exists(name):
-            os.unlink(name)
 
 
 def _has_tables(path):
