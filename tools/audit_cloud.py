@@ -8,6 +8,7 @@ release could; :data:`PLANTED` is what the audit then finds.
 import sqlalchemy as sa
 
 from placement.db import models
+from tools import bench_audit
 from tools import report_data
 
 RP = models.ResourceProvider.__table__
@@ -38,13 +39,6 @@ def provider_id(conn, uuid):
 
 def class_id(conn, name):
     return conn.scalar(sa.select(RC.c.id).where(RC.c.name == name))
-
-
-def _inventory(provider, resource_class, total):
-    return {'resource_provider_id': provider,
-            'resource_class_id': resource_class, 'total': total,
-            'reserved': 0, 'min_unit': 1, 'max_unit': total, 'step_size': 1,
-            'allocation_ratio': 1.0}
 
 
 def _update_provider(conn, uuid, **values):
@@ -89,15 +83,15 @@ def plant(application, db):
             consumer_id=report_data.C3, used=3))
         # Neither has inventories: a delete that raced an inventory write
         # left them, as aggregate links of a deleted provider.
+        cn1 = provider_id(conn, report_data.CN1)
         conn.execute(sa.insert(INV), [
-            _inventory(provider_id(conn, report_data.CN1), MISSING, 4),
-            _inventory(MISSING, class_id(conn, 'VCPU'), 8)])
+            bench_audit.inventory_row(cn1, MISSING, 4),
+            bench_audit.inventory_row(MISSING, vcpu, 8)])
         az1 = conn.scalar(sa.select(AGGREGATE.c.id).where(
             AGGREGATE.c.uuid == report_data.AZ1))
         conn.execute(sa.insert(PROVIDER_AGGREGATE), [
             {'resource_provider_id': MISSING, 'aggregate_id': az1},
-            {'resource_provider_id': provider_id(conn, report_data.CN1),
-             'aggregate_id': MISSING}])
+            {'resource_provider_id': cn1, 'aggregate_id': MISSING}])
         conn.execute(sa.insert(CONSUMER).values(
             uuid=C6, generation=0,
             project_id=conn.scalar(sa.select(PROJECT.c.id).where(
@@ -115,7 +109,7 @@ def plant(application, db):
         _update_provider(conn, CYCLE_G, parent_provider_id=cycle_h)
         _update_provider(conn, CYCLE_H, parent_provider_id=cycle_g,
                          root_provider_id=cycle_g)
-        return _planted(provider_id(conn, report_data.CN1), az1)
+        return _planted(cn1, az1)
 
 
 def _planted(cn1, az1):

@@ -250,6 +250,10 @@ class Finding:
 _CONSUMER_FIELDS = {'consumer_uuid': _STRING, 'consumer_type': _STRING}
 _PROVIDER_FIELDS = {'provider_uuid': _STRING,
                     'provider_name': _NULLABLE_STRING}
+#: A row of a provider that may not exist (:func:`_rows_of_missing`).
+_ROW_PROVIDER_FIELDS = {'provider_uuid': _NULLABLE_STRING,
+                        'provider_name': _NULLABLE_STRING,
+                        'resource_provider_id': _INTEGER}
 
 FINDINGS = (
     Finding(
@@ -279,9 +283,7 @@ FINDINGS = (
         'inventories', lambda: _rows_of_missing(
             INV, INV.c.resource_class_id, RC.c.name, 'resource_class',
             INV.c.total),
-        {**_PROVIDER_FIELDS, 'provider_uuid': _NULLABLE_STRING,
-         'resource_provider_id': _INTEGER,
-         'resource_class': _NULLABLE_STRING,
+        {**_ROW_PROVIDER_FIELDS, 'resource_class': _NULLABLE_STRING,
          'resource_class_id': _INTEGER, 'total': _INTEGER}),
     Finding(
         'consumers_in_several_trees',
@@ -347,9 +349,8 @@ FINDINGS = (
         'links', lambda: _rows_of_missing(
             PROVIDER_AGGREGATE, PROVIDER_AGGREGATE.c.aggregate_id,
             AGGREGATE.c.uuid, 'aggregate_uuid'),
-        {**_PROVIDER_FIELDS, 'provider_uuid': _NULLABLE_STRING,
-         'resource_provider_id': _INTEGER,
-         'aggregate_uuid': _NULLABLE_STRING, 'aggregate_id': _INTEGER}),
+        {**_ROW_PROVIDER_FIELDS, 'aggregate_uuid': _NULLABLE_STRING,
+         'aggregate_id': _INTEGER}),
 )
 
 #: The finding of ``--live-consumers``, which only the CLI can give.
