@@ -19,6 +19,7 @@ import dataclasses
 import itertools
 import logging
 import os
+import re
 import resource
 import select
 import socket
@@ -55,6 +56,9 @@ SPARE_FILES = 64
 CHECK_INTERVAL = 1
 #: Leading small pieces of an answer gathered into one send(2).
 GATHER_BYTES = 64 * 1024
+#: What a request target may not hold (RFC 9112 3.2: it is a URI, whose
+#: characters are all visible; the space ends it).
+_CONTROLS = re.compile(r'[\x00-\x1f\x7f]')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,6 +82,11 @@ class ClientLimits:
     max_body_bytes: int
 
 
+class _VersionNotSupported(utilities.Error):
+    code = 505
+    reason = 'HTTP Version Not Supported'
+
+
 class _Request(parser.HTTPRequestParser):
     """A request being read, which knows when its head ended.
 
@@ -89,18 +98,29 @@ class _Request(parser.HTTPRequestParser):
     the next request), an HTTP/1.1 request without Host and one with
     two. A proxy in front that reads the body otherwise than this
     server does lets a client smuggle a request past it.
+
+    And the request line's rules waitress does not apply: a request
+    target holds no control character (waitress took any byte but the
+    space), an HTTP version other than 1.x is answered 505 and a start
+    line without one (HTTP/0.9) 400 (waitress served both as 1.0), a
+    later 1.x is served as 1.1 (RFC 9110 2.5).
     """
 
     head_ended = None
+    _version_refused = False
 
     def received(self, data):
         consumed = super().received(data)
         if self.headers_finished and self.head_ended is None:
             self.head_ended = time.time()
+        if self._version_refused and self.error is not None:
+            # waitress makes every ParsingError a 400.
+            self.error = _VersionNotSupported(self.error.body)
         return consumed
 
     def parse_header(self, header_plus):
         super().parse_header(header_plus)
+        self._check_start_line()
         if self.chunked and 'CONTENT_LENGTH' in self.headers:
             raise parser.ParsingError(
                 'Content-Length and Transfer-Encoding given together')
@@ -114,6 +134,20 @@ class _Request(parser.HTTPRequestParser):
             raise parser.ParsingError(
                 'Host is missing' if hosts == 0
                 else 'Host given more than once')
+
+    def _check_start_line(self):
+        if _CONTROLS.search(self.request_uri):
+            raise parser.ParsingError(
+                'Control character in the request target')
+        major, _, minor = self.version.partition('.')
+        if not major:
+            raise parser.ParsingError('Start line has no HTTP version')
+        if major != '1':
+            self._version_refused = True
+            raise parser.ParsingError(
+                f'HTTP/{self.version} is not served: HTTP/1.1 is')
+        if minor not in ('0', '1'):
+            self.version = '1.1'
 
 
 def _refusal(error, limits):
@@ -144,7 +178,13 @@ def _method(request):
 class _ErrorTask(task.ErrorTask):
     """Answers a malformed or too large request as the API answers bad
     input: JSON, not waitress's plain text; to a HEAD, the head only
-    (waitress sent its body: the client read it as the next answer)."""
+    (waitress sent its body: the client read it as the next answer).
+    Its status line says HTTP/1.1, the server's version (RFC 9110 6.2),
+    also when the request's own line was not read (waitress said 1.0)."""
+
+    def __init__(self, channel, request):
+        super().__init__(channel, request)
+        self.version = '1.1'
 
     def execute(self):
         response = _refusal(self.request.error, self.channel.server.limits)

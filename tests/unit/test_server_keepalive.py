@@ -187,7 +187,7 @@ def test_a_refused_request_closes(worker):
     wire = _sent_until_closed(
         address, _get(headers='Transfer-Encoding: gzip\r\n') + _get())
     response, body = wire.answer()
-    assert response.status == 501
+    assert (response.status, response.version) == (501, 11)
     assert response.headers['Connection'] == 'close'
     assert b'Transfer-Encoding requested is not supported' in body
     assert wire.rest() == b''
@@ -210,12 +210,27 @@ AMBIGUOUS = {
 }
 
 
-@pytest.mark.parametrize('request_', AMBIGUOUS.values(), ids=AMBIGUOUS)
+#: Start lines RFC 9112 3 does not allow: a request target is a URI,
+#: whose characters are all visible; the version is not optional.
+BAD_START_LINES = {
+    'SOH in the target': b'GET /\x01 HTTP/1.1\r\nHost: x\r\n\r\n',
+    'tab in the target': b'GET /a\tb HTTP/1.1\r\nHost: x\r\n\r\n',
+    'DEL in the query': b'GET /?a=\x7f HTTP/1.1\r\nHost: x\r\n\r\n',
+    'no version (HTTP/0.9)': b'GET /\r\nHost: x\r\n\r\n',
+    'a bad header in HTTP/1.0': b'GET / HTTP/1.0\r\nX-Bad: a\x01b\r\n\r\n',
+}
+
+
+@pytest.mark.parametrize('request_', [*AMBIGUOUS.values(),
+                                      *BAD_START_LINES.values()],
+                         ids=[*AMBIGUOUS, *BAD_START_LINES])
 def test_an_ambiguous_request_is_refused_and_closes(worker, request_):
     address, served = worker
     wire = _sent_until_closed(address, request_ + _get())
     response, body = wire.answer()
     assert response.status == 400
+    # The server's version (RFC 9110 6.2), whatever the request said.
+    assert response.version == 11
     assert response.headers['Connection'] == 'close'
     assert response.headers['Content-Type'] == 'application/json'
     assert b'"errors"' in body
@@ -259,6 +274,29 @@ def test_a_refused_header_line_is_logged_without_its_controls(
     [line] = [record.getMessage() for record in caplog.records
               if record.getMessage().startswith('Refused')]
     assert 'X-A: %1B[31m%0A2026-01-01 forged' in line, line
+
+
+def test_http_2_in_a_request_line_is_refused_with_505(worker):
+    """HTTP/2 is not framed as text; such a line comes from a client
+    that took the server for another (waitress served it as 1.0)."""
+    address, served = worker
+    wire = _sent_until_closed(address, _get(version='2.0') + _get())
+    response, body = wire.answer()
+    assert (response.status, response.version) == (505, 11)
+    assert response.headers['Connection'] == 'close'
+    assert b'HTTP/2.0 is not served' in body
+    assert wire.rest() == b''
+    assert not served
+
+
+def test_a_later_http_1_minor_version_is_served_as_1_1(worker):
+    address, served = worker
+    wire = _sent_until_closed(
+        address, _get(version='1.2', headers='Connection: close\r\n'))
+    response, body = wire.answer()
+    assert (response.status, response.version) == (200, 11)
+    assert body == BODY
+    assert len(served) == 1
 
 
 def test_one_host_and_http10_without_host_are_served(worker):
