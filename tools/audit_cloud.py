@@ -8,7 +8,7 @@ release could; :data:`PLANTED` is what the audit then finds.
 import sqlalchemy as sa
 
 from placement.db import models
-from tools import bench_audit
+from tools import bench_allocation_candidates as bench
 from tools import report_data
 
 RP = models.ResourceProvider.__table__
@@ -85,8 +85,8 @@ def plant(application, db):
         # left them, as aggregate links of a deleted provider.
         cn1 = provider_id(conn, report_data.CN1)
         conn.execute(sa.insert(INV), [
-            bench_audit.inventory_row(cn1, MISSING, 4),
-            bench_audit.inventory_row(MISSING, vcpu, 8)])
+            bench.inventory_row(cn1, MISSING, 4),
+            bench.inventory_row(MISSING, vcpu, 8)])
         az1 = conn.scalar(sa.select(AGGREGATE.c.id).where(
             AGGREGATE.c.uuid == report_data.AZ1))
         conn.execute(sa.insert(PROVIDER_AGGREGATE), [

@@ -162,9 +162,18 @@ def percentile(values, pct):
     return ordered[int(rank) - 1]
 
 
-def _inventory(total, ratio=1.0, reserved=0):
+def inventory(total, ratio=1.0, reserved=0):
+    """An inventory of units of 1 (a body's record)."""
     return {'total': total, 'reserved': reserved, 'min_unit': 1,
             'max_unit': total, 'step_size': 1, 'allocation_ratio': ratio}
+
+
+def inventory_row(provider_id, class_id, total, ratio=1.0, reserved=0):
+    """The same as an ``inventories`` row, for the tools that plant
+    their clouds in the database."""
+    return {'resource_provider_id': provider_id,
+            'resource_class_id': class_id,
+            **inventory(total, ratio, reserved)}
 
 
 # --- database, configuration and server --------------------------------
@@ -458,16 +467,16 @@ def load_flat(client, args):
         agg = aggs[i % len(aggs)]
         rp, gen = client.provider(
             f'shared-disk-{i}', {SHARES}, [agg])
-        client.set_inventories([(rp, gen, {'DISK_GB': _inventory(100000)})])
+        client.set_inventories([(rp, gen, {'DISK_GB': inventory(100000)})])
         sharing[agg] = rp
 
     def node(i):
         rng = random.Random(args.seed * 1_000_003 + i)
         inventories = {
-            'VCPU': _inventory(rng.choice((16, 32, 48, 64)), 16.0),
-            'MEMORY_MB': _inventory(rng.choice((65536, 131072, 262144)),
+            'VCPU': inventory(rng.choice((16, 32, 48, 64)), 16.0),
+            'MEMORY_MB': inventory(rng.choice((65536, 131072, 262144)),
                                     1.5, reserved=512),
-            'DISK_GB': _inventory(rng.choice((1000, 2000, 4000)))}
+            'DISK_GB': inventory(rng.choice((1000, 2000, 4000)))}
         # OWNER_NOVA on every node, AVX2 on a tenth (drawn: a modulus
         # would tie it to the aggregates), GOLD on a fifth.
         traits = {OWNER, AVX2} if rng.random() < AVX2_SHARE else {OWNER}
@@ -505,21 +514,21 @@ def load_nested(client, args):
     """Trees of root -> 2 NUMA nodes -> 4 NICs each (2 per physnet)."""
     def tree(i):
         rng = random.Random(args.seed * 1_000_003 + i)
-        providers = [(f'nested-{i}', {'DISK_GB': _inventory(2000)},
+        providers = [(f'nested-{i}', {'DISK_GB': inventory(2000)},
                       {AVX2, OWNER},
                       (), None)]
         for n in range(2):
             providers.append((f'nested-{i}-numa{n}', {
-                'VCPU': _inventory(32, 4.0),
-                'MEMORY_MB': _inventory(rng.choice((65536, 131072)))},
+                'VCPU': inventory(32, 4.0),
+                'MEMORY_MB': inventory(rng.choice((65536, 131072)))},
                 (), (), 0))
             numa = len(providers) - 1
             for d in range(4):
                 physnet = 'CUSTOM_PHYSNET_' + 'AB'[d // 2]
                 providers.append((f'nested-{i}-numa{n}-nic{d}', {
-                    'SRIOV_NET_VF': _inventory(8),
-                    'NET_BW_EGR_KILOBIT_PER_SEC': _inventory(10_000_000),
-                    'NET_BW_IGR_KILOBIT_PER_SEC': _inventory(10_000_000)},
+                    'SRIOV_NET_VF': inventory(8),
+                    'NET_BW_EGR_KILOBIT_PER_SEC': inventory(10_000_000),
+                    'NET_BW_IGR_KILOBIT_PER_SEC': inventory(10_000_000)},
                     {physnet, OWNER}, (), numa))
         return providers
 

@@ -28,6 +28,7 @@ from placement.db import migration
 from placement.db import models
 from placement.db import standard_data
 from placement.reports import audit
+from tools import bench_allocation_candidates as bench
 
 SERVERS = {'mysql': 'mysql+pymysql://root@127.0.0.1:3306',
            'postgresql': 'postgresql+psycopg2://postgres@127.0.0.1:5432'}
@@ -81,13 +82,6 @@ def _insert(conn, table, rows):
         conn.execute(sa.insert(table), rows[start:start + CHUNK])
 
 
-def inventory_row(provider_id, class_id, total, ratio=1.0):
-    """An ``inventories`` row: units of 1, none reserved."""
-    return {'resource_provider_id': provider_id, 'resource_class_id': class_id,
-            'total': total, 'reserved': 0, 'min_unit': 1, 'max_unit': total,
-            'step_size': 1, 'allocation_ratio': ratio}
-
-
 def plant(conn, nodes, projects=100):
     """The cloud described in the module's docstring, its consumers in
     ``projects`` projects (``p1``...); ``(providers, consumers)``
@@ -104,9 +98,9 @@ def plant(conn, nodes, projects=100):
         providers.append({'id': node, 'uuid': str(uuid.uuid4()),
                           'name': f'cn{index}', 'generation': 1,
                           'root_provider_id': node})
-        inventories += [inventory_row(node, vcpu, 64, 4.0),
-                        inventory_row(node, memory, 262144, 1.5),
-                        inventory_row(node, disk, 4000)]
+        inventories += [bench.inventory_row(node, vcpu, 64, 4.0),
+                        bench.inventory_row(node, memory, 262144, 1.5),
+                        bench.inventory_row(node, disk, 4000)]
         next_id += 1
         if index % 10 == 0:
             for numa in range(2):
@@ -114,7 +108,7 @@ def plant(conn, nodes, projects=100):
                     'id': next_id, 'uuid': str(uuid.uuid4()),
                     'name': f'cn{index}-numa{numa}', 'generation': 1,
                     'root_provider_id': node, 'parent_provider_id': node})
-                inventories.append(inventory_row(next_id, vcpu, 32))
+                inventories.append(bench.inventory_row(next_id, vcpu, 32))
                 next_id += 1
     _insert(conn, RP, [{'parent_provider_id': None, **row}
                        for row in providers])
@@ -183,7 +177,7 @@ def _plant_findings(conn, node_ids, disk, vcpu):
             root_provider_id=node_ids[-1]))
     # Left by deletes racing writes: no row has a negative id.
     conn.execute(sa.insert(INV),
-                 [inventory_row(node, -1, 8) for node in every])
+                 [bench.inventory_row(node, -1, 8) for node in every])
     conn.execute(sa.insert(PROVIDER_AGGREGATE), [
         {'resource_provider_id': -node, 'aggregate_id': 1} for node in every])
 

@@ -139,15 +139,15 @@ def has_pci(i):
 def compute_tree(i, aggregates, rng):
     """The providers of compute ``i`` for :func:`bench.load_in_batches`:
     ``(name, inventories, traits, aggregates, parent index)``."""
-    vcpu = bench._inventory(rng.choice((32, 48, 64)), 4.0)
-    memory = bench._inventory(rng.choice((131072, 262144)), 1.0, 512)
-    disk = bench._inventory(rng.choice((1000, 2000)))
+    vcpu = bench.inventory(rng.choice((32, 48, 64)), 4.0)
+    memory = bench.inventory(rng.choice((131072, 262144)), 1.0, 512)
+    disk = bench.inventory(rng.choice((1000, 2000)))
     traits = {OWNER, 'COMPUTE_NODE'} | ({bench.AVX2} if i % 2 else set())
     aggs = [aggregates[i % len(aggregates)]]
     if has_numa(i):
         halves = {
-            'VCPU': bench._inventory(vcpu['total'] // 2, 4.0),
-            'MEMORY_MB': bench._inventory(memory['total'] // 2, 1.0, 256)}
+            'VCPU': bench.inventory(vcpu['total'] // 2, 4.0),
+            'MEMORY_MB': bench.inventory(memory['total'] // 2, 1.0, 256)}
         return [(f'compute-{i}', {'DISK_GB': disk}, traits, aggs, None),
                 *((f'compute-{i}-numa{n}', halves, {'HW_NUMA_ROOT'}, (), 0)
                   for n in range(2))]
@@ -156,7 +156,7 @@ def compute_tree(i, aggregates, rng):
             traits, aggs, None)
     if has_pci(i):
         return [root, *((f'compute-{i}-pci{d}',
-                         {PCI_CLASS: bench._inventory(1)}, {OWNER}, (), 0)
+                         {PCI_CLASS: bench.inventory(1)}, {OWNER}, (), 0)
                         for d in range(2))]
     return [root]
 

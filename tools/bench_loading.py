@@ -61,9 +61,9 @@ WRITES = ('POST /resource_providers', 'PUT .../inventories',
           'PUT .../traits', 'PUT .../aggregates')
 AGGREGATES = 20
 TRAITS = (bench.OWNER, 'CUSTOM_BENCH_GOLD')
-CLASSES = {'VCPU': bench._inventory(64, 16.0),
-           'MEMORY_MB': bench._inventory(262144, 1.5, reserved=512),
-           'DISK_GB': bench._inventory(4000)}
+CLASSES = {'VCPU': bench.inventory(64, 16.0),
+           'MEMORY_MB': bench.inventory(262144, 1.5, reserved=512),
+           'DISK_GB': bench.inventory(4000)}
 #: Providers per reported step of ``--load``.
 LOAD_STEP = 10_000
 

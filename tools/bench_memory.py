@@ -80,7 +80,7 @@ def plant(client):
             'name': f'child{n}', 'uuid': child,
             'parent_provider_uuid': root})['generation']))
     client.set_inventories([
-        (child, generation, {'VCPU': bench._inventory(8)})
+        (child, generation, {'VCPU': bench.inventory(8)})
         for child, generation in children])
 
 

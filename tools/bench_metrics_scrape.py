@@ -66,9 +66,7 @@ def plant(db, providers):
                               'root_provider_id': i} for i in ids]):
             conn.execute(tables['rp'].insert(), rows)
         inventories = [
-            {'resource_provider_id': i, 'resource_class_id': classes[name],
-             'total': total, 'reserved': reserved, 'min_unit': 1,
-             'max_unit': total, 'step_size': 1, 'allocation_ratio': ratio}
+            bench.inventory_row(i, classes[name], total, ratio, reserved)
             for i in ids for name, total, reserved, ratio in (
                 ('VCPU', 64, 0, 4.0), ('MEMORY_MB', 262144, 4096, 1.0),
                 ('DISK_GB', 2000, 0, 1.0))]

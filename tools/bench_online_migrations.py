@@ -72,10 +72,7 @@ def plant(db_url, count):
         for first in range(0, count, _CHUNK):
             chunk = ids[first:first + _CHUNK]
             conn.execute(sa.insert(_INVENTORY), [
-                {'resource_provider_id': rp_id, 'resource_class_id': vcpu,
-                 'total': 64, 'reserved': 0, 'min_unit': 1,
-                 'max_unit': 64, 'step_size': 1, 'allocation_ratio': 16.0}
-                for rp_id in chunk])
+                bench.inventory_row(rp_id, vcpu, 64, 16.0) for rp_id in chunk])
             conn.execute(sa.insert(_ALLOCATION), [
                 {'resource_provider_id': rp_id,
                  'consumer_id': str(uuid.uuid4()),
