@@ -182,14 +182,25 @@ def test_a_stream_broken_after_its_head_closes_the_connection(worker):
     assert wire.answer()[1] == BODY
 
 
-def test_a_refused_request_closes(worker):
+#: Requests refused with a status of their own, and the words it says.
+#: HTTP/2 is not framed as text: such a line comes from a client that
+#: took the server for another (waitress served it as 1.0).
+REFUSED = {
+    'unknown coding': (_get(headers='Transfer-Encoding: gzip\r\n'), 501,
+                       b'Transfer-Encoding requested is not supported'),
+    'HTTP/2.0': (_get(version='2.0'), 505, b'HTTP/2.0 is not served'),
+}
+
+
+@pytest.mark.parametrize('request_, status, words', REFUSED.values(),
+                         ids=REFUSED)
+def test_a_refused_request_closes(worker, request_, status, words):
     address, served = worker
-    wire = _sent_until_closed(
-        address, _get(headers='Transfer-Encoding: gzip\r\n') + _get())
+    wire = _sent_until_closed(address, request_ + _get())
     response, body = wire.answer()
-    assert (response.status, response.version) == (501, 11)
+    assert (response.status, response.version) == (status, 11)
     assert response.headers['Connection'] == 'close'
-    assert b'Transfer-Encoding requested is not supported' in body
+    assert words in body
     assert wire.rest() == b''
     assert not served
 
@@ -274,19 +285,6 @@ def test_a_refused_header_line_is_logged_without_its_controls(
     [line] = [record.getMessage() for record in caplog.records
               if record.getMessage().startswith('Refused')]
     assert 'X-A: %1B[31m%0A2026-01-01 forged' in line, line
-
-
-def test_http_2_in_a_request_line_is_refused_with_505(worker):
-    """HTTP/2 is not framed as text; such a line comes from a client
-    that took the server for another (waitress served it as 1.0)."""
-    address, served = worker
-    wire = _sent_until_closed(address, _get(version='2.0') + _get())
-    response, body = wire.answer()
-    assert (response.status, response.version) == (505, 11)
-    assert response.headers['Connection'] == 'close'
-    assert b'HTTP/2.0 is not served' in body
-    assert wire.rest() == b''
-    assert not served
 
 
 def test_a_later_http_1_minor_version_is_served_as_1_1(worker):
