@@ -41,6 +41,7 @@ from waitress import wasyncore
 
 from placement import body_limit
 from placement import client_text
+from placement import context
 from placement import wsgi_wrapper
 
 LOG = logging.getLogger(__name__)
@@ -161,7 +162,10 @@ def _refusal(error, limits):
         raise webob.exc.status_map[error.code](
             detail=detail, body_template='${detail}')
 
-    stack = request_id.RequestId(wsgi_wrapper.PlacementWsgify(refuse))
+    # The refusal's own request id in oslo.context's store: the log line
+    # of the refusal carried the ids and user of the thread's last request.
+    stack = request_id.RequestId(
+        context.fresh_store(wsgi_wrapper.PlacementWsgify(refuse)))
     return webob.Request.blank('/').get_response(stack)
 
 

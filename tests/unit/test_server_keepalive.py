@@ -12,6 +12,8 @@ import socket
 import time
 
 import pytest
+from oslo_context import context
+from waitress import utilities
 
 from placement.wsgi import server
 from tests import processes
@@ -295,6 +297,16 @@ def test_a_later_http_1_minor_version_is_served_as_1_1(worker):
     assert (response.status, response.version) == (200, 11)
     assert body == BODY
     assert len(served) == 1
+
+
+def test_a_refusal_is_logged_with_its_own_request_id():
+    """oslo.log prefixes the refusal's log line with the thread's stored
+    context: it was the last request's (its ids and user)."""
+    context.RequestContext(request_id='req-previous', user_id='someone')
+    response = server._refusal(utilities.BadRequest('Invalid header'), LIMITS)
+    stored = context.get_current()
+    assert stored.request_id == response.headers['X-Openstack-Request-Id']
+    assert stored.user_id is None
 
 
 def test_one_host_and_http10_without_host_are_served(worker):
