@@ -60,6 +60,7 @@ GATHER_BYTES = 64 * 1024
 #: What a request target may not hold (RFC 9112 3.2: it is a URI, whose
 #: characters are all visible; the space ends it).
 _CONTROLS = re.compile(r'[\x00-\x1f\x7f]')
+_PAST_ASCII = re.compile(rb'[\x80-\xff]')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -120,7 +121,8 @@ class _Request(parser.HTTPRequestParser):
         return consumed
 
     def parse_header(self, header_plus):
-        super().parse_header(header_plus)
+        start, crlf, rest = header_plus.partition(b'\r\n')
+        super().parse_header(_ascii_target(start) + crlf + rest)
         self._check_start_line()
         if self.chunked and 'CONTENT_LENGTH' in self.headers:
             raise parser.ParsingError(
@@ -149,6 +151,14 @@ class _Request(parser.HTTPRequestParser):
                 f'HTTP/{self.version} is not served: HTTP/1.1 is')
         if minor not in ('0', '1'):
             self.version = '1.1'
+
+
+def _ascii_target(start_line):
+    """The start line with the request target's bytes past ASCII
+    percent-encoded, as a browser sends them: waitress refused them
+    (400, Bad URI); a server in front of upstream passes them on. The
+    application sees the same path and query either way."""
+    return _PAST_ASCII.sub(lambda byte: b'%%%02X' % byte[0][0], start_line)
 
 
 def _refusal(error, limits):

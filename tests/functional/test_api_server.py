@@ -5,10 +5,13 @@ SQLite only by nature: development mode keeps its database in
 """
 
 import concurrent.futures
+import http.client
 import json
 import os
+import socket
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 import pytest
@@ -106,3 +109,30 @@ def test_workers(server):
         time.sleep(0.2)
     assert len(api_server.children(process.pid)) == workers, (
         workdir / 'placement-api.log').read_text()
+
+
+def test_a_target_with_bytes_past_ascii_is_served(server):
+    """Unencoded UTF-8 in the request target (curl sends it as typed):
+    taken as its percent-encoded form, as a server in front of upstream
+    passes it on (waitress refused it: 400, Bad URI)."""
+    base, _process, _workdir = server
+    headers = {'x-auth-token': 'admin',
+               'openstack-api-version': 'placement latest',
+               'content-type': 'application/json'}
+    created = urllib.request.Request(
+        base + '/resource_providers', method='POST', headers=headers,
+        data=json.dumps({'name': 'café'}).encode())
+    with urllib.request.urlopen(created, timeout=10) as response:
+        uuid = json.load(response)['uuid']
+    host, port = urllib.parse.urlsplit(base).netloc.split(':')
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(b'GET /resource_providers?name=caf\xc3\xa9 HTTP/1.1\r\n'
+                     b'Host: x\r\nConnection: close\r\n'
+                     + ''.join(f'{name}: {value}\r\n' for name, value
+                               in headers.items()).encode() + b'\r\n')
+        answer = http.client.HTTPResponse(sock)
+        answer.begin()
+        assert answer.status == 200
+        body = json.load(answer)
+    assert [provider['uuid'] for provider in body['resource_providers']] \
+        == [uuid]
