@@ -25,12 +25,25 @@ _ELLIPSIS = ' ... '
 _UNSTORABLE = re.compile('[\x00\ud800-\udfff]')
 #: C0, DEL and C1 (U+009B is a CSI too).
 _CONTROLS = re.compile('[\x00-\x1f\x7f-\x9f]')
+_CONTROLS_OR_PAST_ASCII = re.compile('[\x00-\x1f\x7f-\xff]')
 
 
 def loggable(text):
     """``text`` with its control characters percent-encoded (``%0A``),
     for a log line."""
     return _CONTROLS.sub(lambda match: f'%{ord(match[0]):02X}', text)
+
+
+def loggable_url(environ):
+    """The request's path and query for a log line. WSGI gives their
+    bytes decoded as latin-1: those past ASCII are percent-encoded as a
+    client sends them (UTF-8 showed as two letters each), and so are the
+    controls."""
+    path = environ.get('SCRIPT_NAME', '') + environ.get('PATH_INFO', '')
+    query = environ.get('QUERY_STRING')
+    url = f'{path}?{query}' if query else path
+    return _CONTROLS_OR_PAST_ASCII.sub(
+        lambda match: f'%{ord(match[0]):02X}', url)
 
 
 def clip(text, limit=MAX_QUOTED):

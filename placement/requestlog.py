@@ -32,7 +32,7 @@ class RequestLog:
     def __call__(self, environ, start_response):
         LOG.debug('Starting request: %s "%s %s"',
                   environ.get('REMOTE_ADDR'), environ['REQUEST_METHOD'],
-                  _url(environ))
+                  client_text.loggable_url(environ))
 
         def _logging_start_response(status, headers, exc_info=None):
             length = next((value for name, value in headers
@@ -55,7 +55,7 @@ class RequestLog:
         LOG.info('%s "%s %s" status: %s len: %s microversion: %s '
                  'route: %s time: %s sql: %s request_id: %s',
                  environ.get('REMOTE_ADDR'), environ['REQUEST_METHOD'],
-                 _url(environ), status_code, length,
+                 client_text.loggable_url(environ), status_code, length,
                  environ.get(microversion.MICROVERSION_ENVIRON, '-'),
                  route, _seconds(split, 'total'), _seconds(split, 'sql'),
                  req_id)
@@ -64,7 +64,8 @@ class RequestLog:
             LOG.warning('Slow request: "%s %s" route: %s status: %s took '
                         '%.3fs (sql %.3fs, serialise %.3fs, app %.3fs) '
                         'request_id: %s',
-                        environ['REQUEST_METHOD'], _url(environ), route,
+                        environ['REQUEST_METHOD'],
+                        client_text.loggable_url(environ), route,
                         status_code, split['total'], split['sql'],
                         split['serialise'], split['app'], req_id)
 
@@ -79,9 +80,3 @@ def middleware(conf):
         return RequestLog(application, conf.request_log.slow_threshold)
     return wrap
 
-
-def _url(environ):
-    path = environ.get('SCRIPT_NAME', '') + environ.get('PATH_INFO', '')
-    query = environ.get('QUERY_STRING')
-    url = f'{path}?{query}' if query else path
-    return client_text.loggable(url)

@@ -150,8 +150,7 @@ class Stream:
             LOG.exception('A streamed answer to %s %s failed after its '
                           'first byte: the connection is dropped',
                           self._environ.get('REQUEST_METHOD'),
-                          client_text.loggable(
-                              self._environ.get('PATH_INFO', '')))
+                          client_text.loggable_url(self._environ))
             raise
 
     def close(self):
