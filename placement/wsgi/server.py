@@ -61,6 +61,7 @@ GATHER_BYTES = 64 * 1024
 #: characters are all visible; the space ends it).
 _CONTROLS = re.compile(r'[\x00-\x1f\x7f]')
 _PAST_ASCII = re.compile(rb'[\x80-\xff]')
+_LATER_HTTP_1 = re.compile(rb' HTTP/1\.[2-9](?=\s*$)')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,8 +105,7 @@ class _Request(parser.HTTPRequestParser):
     And the request line's rules waitress does not apply: a request
     target holds no control character (waitress took any byte but the
     space), an HTTP version other than 1.x is answered 505 and a start
-    line without one (HTTP/0.9) 400 (waitress served both as 1.0), a
-    later 1.x is served as 1.1 (RFC 9110 2.5).
+    line without one (HTTP/0.9) 400 (waitress served both as 1.0).
     """
 
     head_ended = None
@@ -122,7 +122,7 @@ class _Request(parser.HTTPRequestParser):
 
     def parse_header(self, header_plus):
         start, crlf, rest = header_plus.partition(b'\r\n')
-        super().parse_header(_ascii_target(start) + crlf + rest)
+        super().parse_header(_as_served(start) + crlf + rest)
         self._check_start_line()
         if self.chunked and 'CONTENT_LENGTH' in self.headers:
             raise parser.ParsingError(
@@ -131,7 +131,7 @@ class _Request(parser.HTTPRequestParser):
             # waitress reads (and removes) it in HTTP/1.1 only.
             raise parser.ParsingError(
                 f'Transfer-Encoding in an HTTP/{self.version} request')
-        lines = parser.get_header_lines(header_plus.partition(b'\r\n')[2])
+        lines = parser.get_header_lines(rest)
         hosts = sum(line[:5].lower() == b'host:' for line in lines)
         if hosts > 1 or (hosts == 0 and self.version == '1.1'):
             raise parser.ParsingError(
@@ -142,23 +142,25 @@ class _Request(parser.HTTPRequestParser):
         if _CONTROLS.search(self.request_uri):
             raise parser.ParsingError(
                 'Control character in the request target')
-        major, _, minor = self.version.partition('.')
+        major = self.version.partition('.')[0]
         if not major:
             raise parser.ParsingError('Start line has no HTTP version')
         if major != '1':
             self._version_refused = True
             raise parser.ParsingError(
                 f'HTTP/{self.version} is not served: HTTP/1.1 is')
-        if minor not in ('0', '1'):
-            self.version = '1.1'
 
 
-def _ascii_target(start_line):
-    """The start line with the request target's bytes past ASCII
-    percent-encoded, as a browser sends them: waitress refused them
-    (400, Bad URI); a server in front of upstream passes them on. The
-    application sees the same path and query either way."""
-    return _PAST_ASCII.sub(lambda byte: b'%%%02X' % byte[0][0], start_line)
+def _as_served(start_line):
+    """The start line as waitress is to read it: the request target's
+    bytes past ASCII percent-encoded, as a browser sends them (waitress
+    refused them, 400 Bad URI; a server in front of upstream passes them
+    on; the application sees the same path and query either way), and a
+    later HTTP/1.x read as 1.1 (RFC 9110 2.5; waitress served it as
+    1.0)."""
+    start_line = _PAST_ASCII.sub(lambda byte: b'%%%02X' % byte[0][0],
+                                 start_line)
+    return _LATER_HTTP_1.sub(b' HTTP/1.1', start_line)
 
 
 def _refusal(error, limits):

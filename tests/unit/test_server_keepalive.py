@@ -290,13 +290,17 @@ def test_a_refused_header_line_is_logged_without_its_controls(
 
 
 def test_a_later_http_1_minor_version_is_served_as_1_1(worker):
+    """Its chunked body read as in 1.1, its connection kept alive."""
     address, served = worker
     wire = _sent_until_closed(
-        address, _get(version='1.2', headers='Connection: close\r\n'))
-    response, body = wire.answer()
-    assert (response.status, response.version) == (200, 11)
-    assert body == BODY
-    assert len(served) == 1
+        address, b'POST / HTTP/1.2\r\nHost: x\r\nTransfer-Encoding: chunked'
+        b'\r\n\r\n2\r\n{}\r\n0\r\n\r\n'
+        + _get(version='1.2', headers='Connection: close\r\n'))
+    for _ in range(2):
+        response, body = wire.answer()
+        assert (response.status, response.version) == (200, 11)
+        assert body == BODY
+    assert len(served) == 2
 
 
 def test_a_refusal_is_logged_with_its_own_request_id():
