@@ -866,12 +866,18 @@ def _rollback(conn, transaction):
         conn.invalidate()
 
 
+_NOT_RUN_AGAIN = {
+    failures.Failure.TIMEOUT:
+        'A database statement took longer than allowed or was cancelled.',
+    failures.Failure.READ_ONLY: 'The database refuses writes.',
+}
+
+
 def _raise_unavailable(failure, exc):
     """DatabaseUnavailable for a failure that is not run again."""
-    if failure is failures.Failure.TIMEOUT:
+    if failure in _NOT_RUN_AGAIN:
         raise failures.DatabaseUnavailable(
-            'A database statement took longer than allowed.',
-            failure) from exc
+            _NOT_RUN_AGAIN[failure], failure) from exc
 
 
 def _raise_exhausted(failure, exc):

@@ -1,0 +1,145 @@
+"""Database faults other than an outage or a held lock: a database that
+refuses writes, a statement cancelled by another session.
+
+Each is a 503 with Retry-After (never a 500) that changes nothing; and
+the service answers again once the fault is gone, without a restart.
+"""
+
+import threading
+import time
+import uuid
+
+import pytest
+import sqlalchemy as sa
+
+from placement.db import models
+from tests.functional import app as app_client
+
+pytestmark = pytest.mark.db
+
+_ALLOC = models.Allocation.__table__
+# What makes each new session of the service refuse writes.
+_READ_ONLY_SESSION = {
+    'mysql': 'SET SESSION TRANSACTION READ ONLY',
+    'postgresql': 'SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY',
+    'sqlite': 'PRAGMA query_only = 1',
+}
+
+
+def _claim(api, rp_uuid, consumer):
+    return api.request('PUT', f'/allocations/{consumer}', body={
+        'allocations': {rp_uuid: {'resources': {'VCPU': 1}}},
+        'project_id': 'p', 'user_id': 'u', 'consumer_generation': None,
+        'consumer_type': 'INSTANCE'})
+
+
+def _allocations(db, consumer):
+    with db.reader() as conn:
+        return conn.execute(sa.select(sa.func.count()).select_from(_ALLOC)
+                            .where(_ALLOC.c.consumer_id == consumer)).scalar()
+
+
+def _assert_503(response):
+    assert response.status_int == 503, response.text
+    assert response.headers['Retry-After']
+    assert response.json['errors'][0]['status'] == 503
+
+
+@pytest.fixture
+def api(db_url):
+    application, db = app_client.build_stack(db_url)
+    try:
+        yield app_client.API(application, db)
+    finally:
+        db.dispose()
+
+
+def test_read_only_database_is_503_then_writes_again(api, db):
+    rp_uuid = api.provider({'VCPU': {'total': 4}})
+    engine = api.db.engine
+    statement = _READ_ONLY_SESSION[api.db.backend]
+
+    def read_only(dbapi_connection, _record):
+        cursor = dbapi_connection.cursor()
+        cursor.execute(statement)
+        cursor.close()
+        # Outside a transaction: PostgreSQL's SET rolled back is undone.
+        dbapi_connection.commit()
+
+    sa.event.listen(engine, 'connect', read_only)
+    engine.dispose()
+    consumer = str(uuid.uuid4())
+    try:
+        _assert_503(_claim(api, rp_uuid, consumer))
+        _assert_503(api.request(
+            'PUT', f'/resource_providers/{rp_uuid}/inventories/VCPU',
+            body={'total': 8, 'resource_provider_generation': 1}))
+        assert api.request(
+            'GET', f'/resource_providers/{rp_uuid}').status_int == 200
+    finally:
+        sa.event.remove(engine, 'connect', read_only)
+    assert _allocations(db, consumer) == 0
+    assert api.inventories(rp_uuid)['inventories']['VCPU']['total'] == 4
+    # The read-only connections stay in the pool until they break; a
+    # database made writable again is so for new sessions.
+    engine.dispose()
+    assert _claim(api, rp_uuid, consumer).status_int == 204
+    assert _allocations(db, consumer) == 1
+
+
+def _server_only(db):
+    if db.backend == 'sqlite':
+        pytest.skip('SQLite has no session of another client to end')
+
+
+def _waiting_session(conn, backend):
+    """The id of a session of this database waiting for a row lock."""
+    if backend == 'mysql':
+        return conn.execute(sa.text(
+            "SELECT trx_mysql_thread_id FROM information_schema.innodb_trx "
+            "WHERE trx_state = 'LOCK WAIT'")).scalar()
+    return conn.execute(sa.text(
+        "SELECT pid FROM pg_stat_activity WHERE datname = "
+        "current_database() AND wait_event_type = 'Lock'")).scalar()
+
+
+def _cancel(conn, backend, session):
+    if backend == 'mysql':
+        conn.execute(sa.text(f'KILL QUERY {int(session)}'))
+    else:
+        conn.execute(sa.text('SELECT pg_cancel_backend(:pid)'),
+                     {'pid': session})
+
+
+def test_cancelled_statement_is_503_and_writes_nothing(db_url, db):
+    """An operator's KILL QUERY / pg_cancel_backend of a claim waiting
+    for a lock: 503, not retried, nothing written."""
+    _server_only(db)
+    application, service_db = app_client.build_stack(
+        db_url, placement_database__lock_wait_timeout=120)
+    api = app_client.API(application, service_db)
+    rp = models.ResourceProvider.__table__
+    try:
+        rp_uuid = api.provider({'VCPU': {'total': 4}})
+        consumer = str(uuid.uuid4())
+        answers = []
+        claimer = threading.Thread(
+            target=lambda: answers.append(_claim(api, rp_uuid, consumer)))
+        with db.writer() as holder:
+            holder.execute(sa.update(rp).where(rp.c.uuid == rp_uuid)
+                           .values(name=rp.c.name))
+            claimer.start()
+            with db.engine.connect() as admin:
+                admin = admin.execution_options(isolation_level='AUTOCOMMIT')
+                session = None
+                while session is None and claimer.is_alive():
+                    time.sleep(0.05)
+                    session = _waiting_session(admin, db.backend)
+                assert session is not None, answers and answers[0].text
+                _cancel(admin, db.backend, session)
+            claimer.join()
+        _assert_503(answers[0])
+        assert _allocations(db, consumer) == 0
+        assert _claim(api, rp_uuid, consumer).status_int == 204
+    finally:
+        service_db.dispose()
