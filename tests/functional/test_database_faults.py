@@ -1,7 +1,9 @@
 """Database faults other than an outage or a held lock: a database that
-refuses writes, a statement cancelled by another session.
+refuses writes, a statement cancelled by another session, a connection
+ended by the server between two statements.
 
-Each is a 503 with Retry-After (never a 500) that changes nothing; and
+Each is a 503 with Retry-After (never a 500) that changes nothing, or
+no error at all when the request had finished with the connection; and
 the service answers again once the fault is gone, without a restart.
 """
 
@@ -12,6 +14,7 @@ import uuid
 import pytest
 import sqlalchemy as sa
 
+from placement.db import api as db_api
 from placement.db import models
 from tests.functional import app as app_client
 
@@ -143,3 +146,49 @@ def test_cancelled_statement_is_503_and_writes_nothing(db_url, db):
         assert _claim(api, rp_uuid, consumer).status_int == 204
     finally:
         service_db.dispose()
+
+
+def _end_session(db, backend, session):
+    """End ``session`` of the database, and wait until it is gone."""
+    with db.engine.connect() as admin:
+        admin = admin.execution_options(isolation_level='AUTOCOMMIT')
+        if backend == 'mysql':
+            admin.execute(sa.text(f'KILL CONNECTION {int(session)}'))
+            query = ('SELECT count(*) FROM information_schema.processlist '
+                     'WHERE id = :id')
+        else:
+            admin.execute(sa.text('SELECT pg_terminate_backend(:id)'),
+                          {'id': session})
+            query = 'SELECT count(*) FROM pg_stat_activity WHERE pid = :id'
+        while admin.execute(sa.text(query), {'id': session}).scalar():
+            time.sleep(0.05)
+
+
+def test_read_whose_connection_the_server_ended_is_answered(db):
+    """The server ends the connection of a read once it has its rows:
+    the read is answered (on MySQL, whose read ends with a COMMIT that
+    now fails, by running it again; on PostgreSQL, whose read ran
+    without a transaction, at once), and the broken connection goes
+    back to the pool to be replaced, not kept out of it."""
+    _server_only(db)
+    session_id = {'mysql': 'SELECT CONNECTION_ID()',
+                  'postgresql': 'SELECT pg_backend_pid()'}[db.backend]
+    sessions = []
+
+    @db_api.read_committed
+    def read_then_lose_connection(conn):
+        sessions.append(conn.execute(sa.text(session_id)).scalar())
+        if len(sessions) == 1:
+            _end_session(db, db.backend, sessions[0])
+        return 'rows'
+
+    # A connection that served a READ COMMITTED write holds that level
+    # as its own (psycopg2), and its switch back from autocommit after
+    # a read is then a statement to the server.
+    db.write(lambda conn: conn.execute(sa.text('SELECT 1')),
+             read_committed=True)
+    assert db.read(read_then_lose_connection) == 'rows'
+    assert db.engine.pool.checkedout() == 0
+    later = db.read(db_api.read_committed(
+        lambda conn: conn.execute(sa.text(session_id)).scalar()))
+    assert later != sessions[0]
