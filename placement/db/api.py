@@ -341,9 +341,37 @@ def create_engine(db_conf, option='connection'):
     setup = _SETUP.get(url.get_backend_name())
     if setup is not None:
         setup(engine, db_conf)
+    _quiet_cursor_close(engine.pool)
     if db_conf.connection_trace:
         _setup_trace(engine)
     return engine
+
+
+class _CursorCloseFilter(logging.Filter):
+    """Drops SQLAlchemy's "Error closing cursor" of a lost connection.
+
+    SQLAlchemy closes the cursor of a finished or failed result and logs
+    a failure to do so as an ERROR with its traceback: a PostgreSQL
+    server-side cursor sends CLOSE, which meets a connection the server
+    ended. The lost connection is met again by the transaction's next
+    statement or COMMIT, and handled there (run again, or a 503 logged
+    once); the traceback is noise. Any other failure to close is kept.
+    """
+
+    def filter(self, record):
+        return not (record.msg == 'Error closing cursor' and record.exc_info
+                    and failures.lost_connection(record.exc_info[1]))
+
+
+_CURSOR_CLOSE_FILTER = _CursorCloseFilter()
+
+
+def _quiet_cursor_close(pool):
+    # The pool's logger (an echoing pool's wraps it): one per pool class,
+    # so added once.
+    logger = getattr(pool.logger, 'logger', pool.logger)
+    if _CURSOR_CLOSE_FILTER not in logger.filters:
+        logger.addFilter(_CURSOR_CLOSE_FILTER)
 
 
 #: Seconds a health probe waits for a connection to open.

@@ -190,6 +190,14 @@ def _one(exc):
     return None
 
 
+def lost_connection(exc):
+    """Whether ``exc``, SQLAlchemy's or a driver's own exception (as one
+    that SQLAlchemy logs rather than raises), is a lost connection."""
+    if isinstance(exc, sa.exc.SQLAlchemyError):
+        return _one(exc) is Failure.DISCONNECTED
+    return _driver_failure(exc) is Failure.DISCONNECTED
+
+
 def classify(exc):
     """The Failure that ``exc`` (or an exception it was raised from) is.
 

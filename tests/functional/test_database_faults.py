@@ -192,3 +192,34 @@ def test_read_whose_connection_the_server_ended_is_answered(db):
     later = db.read(db_api.read_committed(
         lambda conn: conn.execute(sa.text(session_id)).scalar()))
     assert later != sessions[0]
+
+
+def test_stream_whose_connection_the_server_ended_logs_no_error(
+        db, caplog):
+    """The server ends the connection of a streamed read once its last
+    rows came: closing its cursor then fails, and that is no ERROR
+    traceback in the log (the lost connection is the expected condition
+    it is, met again by the COMMIT or the next statement); the read is
+    answered."""
+    _server_only(db)
+    session_id = {'mysql': 'SELECT CONNECTION_ID()',
+                  'postgresql': 'SELECT pg_backend_pid()'}[db.backend]
+    count = db_api.BATCH * 2 + db_api.BATCH // 2
+    numbers = {
+        'mysql': f'SELECT seq FROM seq_1_to_{count}',
+        'postgresql': f'SELECT generate_series(1, {count})'}[db.backend]
+    sessions = []
+
+    def stream_then_lose_connection(conn):
+        sessions.append(conn.execute(sa.text(session_id)).scalar())
+        rows = 0
+        for batch in db_api.streamed(conn, sa.text(numbers)):
+            rows += len(batch)
+            if rows == count and len(sessions) == 1:
+                _end_session(db, db.backend, sessions[0])
+        return rows
+
+    with caplog.at_level('DEBUG'):
+        assert db.read(stream_then_lose_connection) == count
+    assert [record.getMessage() for record in caplog.records
+            if record.levelname == 'ERROR'] == []

@@ -303,3 +303,12 @@ def test_sqlite_read_only_database():
     with pytest.raises(sqlite3.OperationalError) as caught:
         conn.execute('INSERT INTO t VALUES (1)')
     assert failures.classify(_wrapped(caught.value)) is READ_ONLY
+
+
+def test_lost_connection_of_a_driver_error_as_sqlalchemy_logs_it():
+    closed = psycopg2.OperationalError('server closed the connection '
+                                       'unexpectedly')
+    assert failures.lost_connection(closed)
+    assert failures.lost_connection(_wrapped(closed))
+    assert not failures.lost_connection(_pg_error('23505'))
+    assert not failures.lost_connection(ValueError('x'))
