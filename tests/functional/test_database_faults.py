@@ -223,3 +223,31 @@ def test_stream_whose_connection_the_server_ended_logs_no_error(
         assert db.read(stream_then_lose_connection) == count
     assert [record.getMessage() for record in caplog.records
             if record.levelname == 'ERROR'] == []
+
+
+def test_write_whose_commit_lost_its_connection_says_so(api, db):
+    """The connection of a claim is ended as its COMMIT is sent: the
+    outcome is unknown to the service, and the 503 says so, for the
+    client to read the allocations back rather than take the claim as
+    refused."""
+    _server_only(db)
+    rp_uuid = api.provider({'VCPU': {'total': 4}})
+    engine = api.db.engine
+    session_id = {'mysql': 'SELECT CONNECTION_ID()',
+                  'postgresql': 'SELECT pg_backend_pid()'}[db.backend]
+
+    def end_session_before_commit(conn):
+        session = conn.exec_driver_sql(session_id).scalar()
+        _end_session(db, db.backend, session)
+
+    sa.event.listen(engine, 'commit', end_session_before_commit)
+    consumer = str(uuid.uuid4())
+    try:
+        response = _claim(api, rp_uuid, consumer)
+    finally:
+        sa.event.remove(engine, 'commit', end_session_before_commit)
+    _assert_503(response)
+    assert 'may or may not have been made' in (
+        response.json['errors'][0]['detail'])
+    assert _allocations(db, consumer) == 0
+    assert _claim(api, rp_uuid, consumer).status_int == 204
