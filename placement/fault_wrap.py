@@ -67,6 +67,17 @@ def _unavailable_failure(exc):
     return None
 
 
+def _unavailable_detail(exc):
+    """What the 503 of ``exc`` tells the client."""
+    if isinstance(exc, failures.CommitOutcomeUnknown):
+        # A write that may have been made: taken as refused, and sent
+        # again as it was, a claim would meet its own consumer.
+        return ('The connection to the placement database was lost while '
+                'committing: the change may or may not have been made; '
+                'read it back before retrying.')
+    return 'The placement database is unavailable; retry later.'
+
+
 class FaultWrapper:
     """Outermost safety net below the request-id middleware.
 
@@ -97,7 +108,7 @@ class FaultWrapper:
             self._outage_log.warn(failure, exc)
             return wsgi_wrapper.error_response(
                 req, webob.exc.HTTPServiceUnavailable(
-                    'The placement database is unavailable; retry later.',
+                    _unavailable_detail(exc),
                     headers={'Retry-After': str(RETRY_AFTER)}))
         LOG.exception('Uncaught exception in request %s',
                       req.environ.get(request_id.ENV_REQUEST_ID))

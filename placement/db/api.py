@@ -272,14 +272,24 @@ def _setup_postgresql(engine, db_conf):
             if dbapi_connection.autocommit:
                 dbapi_connection.autocommit = False
 
+    driver_error = engine.dialect.dbapi.Error
+
     @event.listens_for(engine, 'checkin')
-    def _on_checkin(dbapi_connection, _record):
+    def _on_checkin(dbapi_connection, record):
         # Every connection returns to the pool as it was: the next
         # transaction on it is one. (A closed one raises on any use: its
         # next use finds it broken, and its replacement starts anew.)
+        # One the server ended since its last statement (terminated,
+        # restarted) fails the switch: it is dropped, and the pool opens
+        # a new one for its next use; an error raised here would stop
+        # the connection's return to the pool, and the request that had
+        # finished with it would fail.
         if (dbapi_connection is not None and not dbapi_connection.closed
                 and dbapi_connection.autocommit):
-            dbapi_connection.autocommit = False
+            try:
+                dbapi_connection.autocommit = False
+            except driver_error as exc:
+                record.invalidate(exc)
 
 
 #: libpq's transaction status of a connection outside a transaction
@@ -331,9 +341,37 @@ def create_engine(db_conf, option='connection'):
     setup = _SETUP.get(url.get_backend_name())
     if setup is not None:
         setup(engine, db_conf)
+    _quiet_cursor_close(engine.pool)
     if db_conf.connection_trace:
         _setup_trace(engine)
     return engine
+
+
+class _CursorCloseFilter(logging.Filter):
+    """Drops SQLAlchemy's "Error closing cursor" of a lost connection.
+
+    SQLAlchemy closes the cursor of a finished or failed result and logs
+    a failure to do so as an ERROR with its traceback: a PostgreSQL
+    server-side cursor sends CLOSE, which meets a connection the server
+    ended. The lost connection is met again by the transaction's next
+    statement or COMMIT, and handled there (run again, or a 503 logged
+    once); the traceback is noise. Any other failure to close is kept.
+    """
+
+    def filter(self, record):
+        return not (record.msg == 'Error closing cursor' and record.exc_info
+                    and failures.lost_connection(record.exc_info[1]))
+
+
+_CURSOR_CLOSE_FILTER = _CursorCloseFilter()
+
+
+def _quiet_cursor_close(pool):
+    # The pool's logger (an echoing pool's wraps it): one per pool class,
+    # so added once.
+    logger = getattr(pool.logger, 'logger', pool.logger)
+    if _CURSOR_CLOSE_FILTER not in logger.filters:
+        logger.addFilter(_CURSOR_CLOSE_FILTER)
 
 
 #: Seconds a health probe waits for a connection to open.
@@ -610,9 +648,10 @@ class Database:
     at once and not counted: it is how a pooled connection that broke
     while the database was away is found (in place of a ping before
     every transaction); SQLAlchemy then discards every connection of
-    the pool opened before it. A connection lost during COMMIT is
-    CommitOutcomeUnknown (503) at once: the write may have happened, so
-    it is neither acknowledged nor run again.
+    the pool opened before it. A connection lost during the COMMIT of a
+    write is CommitOutcomeUnknown (503) at once: the write may have
+    happened, so it is neither acknowledged nor run again (that of a
+    read is run again as any lost connection).
     """
 
     def __init__(self, db_conf):
@@ -708,7 +747,8 @@ class Database:
         stale_connection_seen = False
         while True:
             try:
-                with _transaction(engine, options) as conn:
+                with _transaction(engine, options,
+                                  writes=access == 'write') as conn:
                     return operation(conn, *args, **kwargs)
             except RetryTransaction as exc:
                 conflicts += 1
@@ -833,8 +873,13 @@ def _probe_sqlite_write(conn):
 
 
 @contextlib.contextmanager
-def _transaction(engine, options):
-    """A transaction: COMMIT when the block succeeds, else ROLLBACK."""
+def _transaction(engine, options, writes=True):
+    """A transaction: COMMIT when the block succeeds, else ROLLBACK.
+
+    A connection lost during the COMMIT of one that ``writes`` is
+    CommitOutcomeUnknown; of a read, it is the lost connection it is
+    (run again as any): a read has nothing to lose.
+    """
     with engine.connect() as conn:
         if options:
             conn = conn.execution_options(**options)
@@ -847,7 +892,8 @@ def _transaction(engine, options):
         try:
             transaction.commit()
         except sa.exc.DBAPIError as exc:
-            if failures.classify(exc) is failures.Failure.DISCONNECTED:
+            if writes and (failures.classify(exc)
+                           is failures.Failure.DISCONNECTED):
                 raise failures.CommitOutcomeUnknown(
                     'The connection to the database was lost while '
                     'committing; the outcome is unknown.') from exc
@@ -866,12 +912,18 @@ def _rollback(conn, transaction):
         conn.invalidate()
 
 
+_NOT_RUN_AGAIN = {
+    failures.Failure.TIMEOUT:
+        'A database statement took longer than allowed or was cancelled.',
+    failures.Failure.READ_ONLY: 'The database refuses writes.',
+}
+
+
 def _raise_unavailable(failure, exc):
     """DatabaseUnavailable for a failure that is not run again."""
-    if failure is failures.Failure.TIMEOUT:
+    if failure in _NOT_RUN_AGAIN:
         raise failures.DatabaseUnavailable(
-            'A database statement took longer than allowed.',
-            failure) from exc
+            _NOT_RUN_AGAIN[failure], failure) from exc
 
 
 def _raise_exhausted(failure, exc):

@@ -16,7 +16,12 @@ A :class:`Failure` says what to do:
 - DISCONNECTED: the database cannot be reached or the connection broke.
   Before COMMIT nothing was written, so it can be run again; during
   COMMIT the outcome is unknown and it must not be acknowledged.
-- TIMEOUT: a statement ran longer than ``statement_timeout``.
+- TIMEOUT: a statement ran longer than ``statement_timeout``, or was
+  cancelled by another session (MariaDB ``KILL QUERY``, PostgreSQL
+  ``pg_cancel_backend``).
+- READ_ONLY: the database refuses writes (a server or database made
+  read-only, a read-only replica or transaction): nothing was written,
+  and running it again at once would meet the same refusal.
 
 At start-up, :func:`refuses_connection` tells the failures of a first
 connection that no retry cures (credentials, an unknown database, a file
@@ -35,6 +40,7 @@ class Failure(enum.Enum):
     CONTENTION = 'contention'
     DISCONNECTED = 'database unavailable'
     TIMEOUT = 'statement timeout'
+    READ_ONLY = 'database read-only'
 
 
 class DatabaseUnavailable(Exception):
@@ -68,8 +74,15 @@ _MYSQL = {
     2055: Failure.DISCONNECTED, 1053: Failure.DISCONNECTED,
     1927: Failure.DISCONNECTED, 1040: Failure.DISCONNECTED,
     1047: Failure.DISCONNECTED, 4031: Failure.DISCONNECTED,
-    # max_statement_time exceeded (MariaDB).
-    1969: Failure.TIMEOUT,
+    # max_statement_time exceeded (MariaDB); the statement was
+    # interrupted by KILL QUERY (or a KILL of its connection, which then
+    # breaks: its next use is a lost connection).
+    1969: Failure.TIMEOUT, 1317: Failure.TIMEOUT,
+    # The server runs with --read-only (ER_OPTION_PREVENTS_STATEMENT,
+    # the only statement of that error a DML transaction meets), a
+    # read-only transaction, MariaDB's read-only mode.
+    1290: Failure.READ_ONLY, 1792: Failure.READ_ONLY,
+    1836: Failure.READ_ONLY,
 }
 
 _POSTGRESQL = {
@@ -81,6 +94,9 @@ _POSTGRESQL = {
     '57P02': Failure.DISCONNECTED,  # crash_shutdown
     '57P03': Failure.DISCONNECTED,  # cannot_connect_now (starting up)
     '53300': Failure.DISCONNECTED,  # too_many_connections
+    # read_only_sql_transaction: default_transaction_read_only, a hot
+    # standby.
+    '25006': Failure.READ_ONLY,
 }
 
 # Primary result codes (the low byte of the extended code).
@@ -88,6 +104,7 @@ _SQLITE = {
     5: Failure.CONTENTION,     # SQLITE_BUSY: busy_timeout ran out
     6: Failure.CONTENTION,     # SQLITE_LOCKED
     14: Failure.DISCONNECTED,  # SQLITE_CANTOPEN
+    8: Failure.READ_ONLY,      # SQLITE_READONLY: a read-only file
 }
 
 
@@ -171,6 +188,14 @@ def _one(exc):
         if exc.orig is not None:
             return _driver_failure(exc.orig)
     return None
+
+
+def lost_connection(exc):
+    """Whether ``exc``, SQLAlchemy's or a driver's own exception (as one
+    that SQLAlchemy logs rather than raises), is a lost connection."""
+    if isinstance(exc, sa.exc.SQLAlchemyError):
+        return _one(exc) is Failure.DISCONNECTED
+    return _driver_failure(exc) is Failure.DISCONNECTED
 
 
 def classify(exc):

@@ -1,5 +1,6 @@
 """Which driver errors mean "run the transaction again", "database
-unavailable" or "statement timed out": one case per driver error."""
+unavailable", "statement timed out" or "database read-only": one case
+per driver error."""
 
 import socket
 import sqlite3
@@ -15,6 +16,7 @@ from placement.db import failures
 CONTENTION = failures.Failure.CONTENTION
 DISCONNECTED = failures.Failure.DISCONNECTED
 TIMEOUT = failures.Failure.TIMEOUT
+READ_ONLY = failures.Failure.READ_ONLY
 
 
 def _wrapped(orig, kind=sa.exc.OperationalError):
@@ -49,6 +51,13 @@ def _pg_error(sqlstate):
     (1040, 'Too many connections', DISCONNECTED),
     (1969, 'Query execution was interrupted (max_statement_time exceeded)',
      TIMEOUT),
+    # KILL QUERY of another session.
+    (1317, 'Query execution was interrupted', TIMEOUT),
+    (1290, 'The MariaDB server is running with the --read-only option so '
+           'it cannot execute this statement', READ_ONLY),
+    (1792, 'Cannot execute statement in a READ ONLY transaction',
+     READ_ONLY),
+    (1836, 'Running in read-only mode', READ_ONLY),
     (1062, "Duplicate entry 'x' for key 'uniq_name'", None),
     (1452, 'Cannot add or update a child row: a foreign key constraint '
            'fails', None),
@@ -73,6 +82,7 @@ def test_pymysql_use_of_a_closed_connection():
     ('57P03', DISCONNECTED),  # cannot_connect_now
     ('08006', DISCONNECTED),  # connection_failure
     ('53300', DISCONNECTED),  # too_many_connections
+    ('25006', READ_ONLY),    # read_only_sql_transaction
     ('23505', None),         # unique_violation
     ('22003', None),         # numeric_value_out_of_range
 ])
@@ -284,3 +294,21 @@ def test_a_server_that_prepares_no_more_statements(orig, full):
     """Error 1461 is a MariaDB/MySQL server past its
     max_prepared_stmt_count: the statement runs as text instead."""
     assert failures.prepared_statements_full(_wrapped(orig)) is full
+
+
+def test_sqlite_read_only_database():
+    conn = sqlite3.connect(':memory:')
+    conn.execute('CREATE TABLE t (a INTEGER)')
+    conn.execute('PRAGMA query_only = 1')
+    with pytest.raises(sqlite3.OperationalError) as caught:
+        conn.execute('INSERT INTO t VALUES (1)')
+    assert failures.classify(_wrapped(caught.value)) is READ_ONLY
+
+
+def test_lost_connection_of_a_driver_error_as_sqlalchemy_logs_it():
+    closed = psycopg2.OperationalError('server closed the connection '
+                                       'unexpectedly')
+    assert failures.lost_connection(closed)
+    assert failures.lost_connection(_wrapped(closed))
+    assert not failures.lost_connection(_pg_error('23505'))
+    assert not failures.lost_connection(ValueError('x'))
