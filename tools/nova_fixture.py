@@ -18,6 +18,10 @@ testtools, stestr, ddt, oslotest) and this checkout (``pip install -e``)::
         "$PWD" > "$site/nova_placement.pth"
 
 then run nova's tests with stestr (pytest does not run testtools cases).
+Nova's API fixture reads ``<site-packages>/etc/nova/api-paste.ini``
+(copy the wheel's ``<venv>/etc/nova/api-paste.ini`` there), and nova
+34.0.0 needs ``SQLAlchemy<=2.0.44`` (later 2.0 releases deprecate
+``noload()``, which nova's warnings fixture turns into API 500s).
 Databases: a migrated SQLite file copied per fixture; with
 ``NOVA_FIXTURE_DB_SERVER`` (a server URL without a database, e.g.
 ``mysql+pymysql://root@127.0.0.1:3306``) one ``nova_probe_*`` database per
