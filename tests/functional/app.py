@@ -55,6 +55,14 @@ class API(throwaway.API):
                 resource_provider_id=rp_id, resource_class_id=rc_id,
                 consumer_id=str(uuid.uuid4()), used=used))
 
+    def claim(self, rp_uuid, consumer):
+        """PUT /allocations/{consumer}: one VCPU of the provider, for a
+        new consumer (the answer)."""
+        return self.request('PUT', f'/allocations/{consumer}', body={
+            'allocations': {rp_uuid: {'resources': {'VCPU': 1}}},
+            'project_id': 'p', 'user_id': 'u', 'consumer_generation': None,
+            'consumer_type': 'INSTANCE'})
+
     def inventories(self, rp_uuid):
         response = self.request(
             'GET', f'/resource_providers/{rp_uuid}/inventories')

@@ -29,13 +29,6 @@ _READ_ONLY_SESSION = {
 }
 
 
-def _claim(api, rp_uuid, consumer):
-    return api.request('PUT', f'/allocations/{consumer}', body={
-        'allocations': {rp_uuid: {'resources': {'VCPU': 1}}},
-        'project_id': 'p', 'user_id': 'u', 'consumer_generation': None,
-        'consumer_type': 'INSTANCE'})
-
-
 def _allocations(db, consumer):
     with db.reader() as conn:
         return conn.execute(sa.select(sa.func.count()).select_from(_ALLOC)
@@ -73,7 +66,7 @@ def test_read_only_database_is_503_then_writes_again(api, db):
     engine.dispose()
     consumer = str(uuid.uuid4())
     try:
-        _assert_503(_claim(api, rp_uuid, consumer))
+        _assert_503(api.claim(rp_uuid, consumer))
         _assert_503(api.request(
             'PUT', f'/resource_providers/{rp_uuid}/inventories/VCPU',
             body={'total': 8, 'resource_provider_generation': 1}))
@@ -86,7 +79,7 @@ def test_read_only_database_is_503_then_writes_again(api, db):
     # The read-only connections stay in the pool until they break; a
     # database made writable again is so for new sessions.
     engine.dispose()
-    assert _claim(api, rp_uuid, consumer).status_int == 204
+    assert api.claim(rp_uuid, consumer).status_int == 204
     assert _allocations(db, consumer) == 1
 
 
@@ -127,7 +120,7 @@ def test_cancelled_statement_is_503_and_writes_nothing(db_url, db):
         consumer = str(uuid.uuid4())
         answers = []
         claimer = threading.Thread(
-            target=lambda: answers.append(_claim(api, rp_uuid, consumer)))
+            target=lambda: answers.append(api.claim(rp_uuid, consumer)))
         with db.writer() as holder:
             holder.execute(sa.update(rp).where(rp.c.uuid == rp_uuid)
                            .values(name=rp.c.name))
@@ -143,7 +136,7 @@ def test_cancelled_statement_is_503_and_writes_nothing(db_url, db):
             claimer.join()
         _assert_503(answers[0])
         assert _allocations(db, consumer) == 0
-        assert _claim(api, rp_uuid, consumer).status_int == 204
+        assert api.claim(rp_uuid, consumer).status_int == 204
     finally:
         service_db.dispose()
 
@@ -243,11 +236,11 @@ def test_write_whose_commit_lost_its_connection_says_so(api, db):
     sa.event.listen(engine, 'commit', end_session_before_commit)
     consumer = str(uuid.uuid4())
     try:
-        response = _claim(api, rp_uuid, consumer)
+        response = api.claim(rp_uuid, consumer)
     finally:
         sa.event.remove(engine, 'commit', end_session_before_commit)
     _assert_503(response)
     assert 'may or may not have been made' in (
         response.json['errors'][0]['detail'])
     assert _allocations(db, consumer) == 0
-    assert _claim(api, rp_uuid, consumer).status_int == 204
+    assert api.claim(rp_uuid, consumer).status_int == 204

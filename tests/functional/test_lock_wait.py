@@ -35,20 +35,13 @@ def api(db_url):
         db.dispose()
 
 
-def _claim(api, rp_uuid, consumer):
-    return api.request('PUT', f'/allocations/{consumer}', body={
-        'allocations': {rp_uuid: {'resources': {'VCPU': 1}}},
-        'project_id': 'p', 'user_id': 'u', 'consumer_generation': None,
-        'consumer_type': 'INSTANCE'})
-
-
 def test_write_blocked_by_a_held_lock_is_a_clean_409(api, db):
     rp_uuid = api.provider({'VCPU': {'total': 4}})
     consumer = str(uuid.uuid4())
     with db.writer() as holder:
         holder.execute(sa.update(_RP).where(_RP.c.uuid == rp_uuid)
                        .values(name=_RP.c.name))
-        response = _claim(api, rp_uuid, consumer)
+        response = api.claim(rp_uuid, consumer)
         assert response.status_int == 409, response.text
         assert response.json['errors'][0]['code'] == (
             'placement.concurrent_update')
@@ -60,7 +53,7 @@ def test_write_blocked_by_a_held_lock_is_a_clean_409(api, db):
             'GET', f'/resource_providers/{rp_uuid}').status_int == 200
     assert api.request(
         'GET', f'/allocations/{consumer}').json['allocations'] == {}
-    assert _claim(api, rp_uuid, consumer).status_int == 204
+    assert api.claim(rp_uuid, consumer).status_int == 204
     assert api.request(
         'GET', f'/resource_providers/{rp_uuid}/inventories/VCPU'
     ).json['total'] == 4
@@ -110,7 +103,7 @@ def _child(api, rp_uuid):
 
 
 _WRITES = {
-    'claim': lambda api, rp_uuid: _claim(api, rp_uuid, str(uuid.uuid4())),
+    'claim': lambda api, rp_uuid: api.claim(rp_uuid, str(uuid.uuid4())),
     'inventory': lambda api, rp_uuid: api.request(
         'PUT', f'/resource_providers/{rp_uuid}/inventories/VCPU',
         body={'total': 8, 'resource_provider_generation': 1}),

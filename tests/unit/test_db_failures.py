@@ -123,14 +123,20 @@ def test_sqlite_busy_database(tmp_path):
     assert failures.classify(_wrapped(caught.value)) is CONTENTION
 
 
-def test_sqlite_unique_violation_is_no_failure():
+@pytest.mark.parametrize('first, error, kind, failure', [
+    # A unique violation is the request's own: no failure.
+    ("INSERT INTO t VALUES ('a')", sqlite3.IntegrityError,
+     sa.exc.IntegrityError, None),
+    ('PRAGMA query_only = 1', sqlite3.OperationalError,
+     sa.exc.OperationalError, READ_ONLY),
+], ids=['unique violation', 'read-only'])
+def test_sqlite_refused_insert(first, error, kind, failure):
     conn = sqlite3.connect(':memory:')
     conn.execute('CREATE TABLE t (name TEXT UNIQUE)')
-    conn.execute("INSERT INTO t VALUES ('a')")
-    with pytest.raises(sqlite3.IntegrityError) as caught:
+    conn.execute(first)
+    with pytest.raises(error) as caught:
         conn.execute("INSERT INTO t VALUES ('a')")
-    assert failures.classify(
-        _wrapped(caught.value, sa.exc.IntegrityError)) is None
+    assert failures.classify(_wrapped(caught.value, kind)) is failure
 
 
 def test_connection_invalidated_by_sqlalchemy_is_disconnected():
@@ -294,15 +300,6 @@ def test_a_server_that_prepares_no_more_statements(orig, full):
     """Error 1461 is a MariaDB/MySQL server past its
     max_prepared_stmt_count: the statement runs as text instead."""
     assert failures.prepared_statements_full(_wrapped(orig)) is full
-
-
-def test_sqlite_read_only_database():
-    conn = sqlite3.connect(':memory:')
-    conn.execute('CREATE TABLE t (a INTEGER)')
-    conn.execute('PRAGMA query_only = 1')
-    with pytest.raises(sqlite3.OperationalError) as caught:
-        conn.execute('INSERT INTO t VALUES (1)')
-    assert failures.classify(_wrapped(caught.value)) is READ_ONLY
 
 
 def test_lost_connection_of_a_driver_error_as_sqlalchemy_logs_it():
