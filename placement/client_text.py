@@ -31,7 +31,7 @@ _CONTROLS_OR_PAST_ASCII = re.compile('[\x00-\x1f\x7f-\xff]')
 def loggable(text):
     """``text`` with its control characters percent-encoded (``%0A``),
     for a log line."""
-    return _CONTROLS.sub(lambda match: f'%{ord(match[0]):02X}', text)
+    return _percent_encoded(_CONTROLS, text)
 
 
 def loggable_url(environ):
@@ -42,8 +42,13 @@ def loggable_url(environ):
     path = environ.get('SCRIPT_NAME', '') + environ.get('PATH_INFO', '')
     query = environ.get('QUERY_STRING')
     url = f'{path}?{query}' if query else path
-    return _CONTROLS_OR_PAST_ASCII.sub(
-        lambda match: f'%{ord(match[0]):02X}', url)
+    return _percent_encoded(_CONTROLS_OR_PAST_ASCII, url)
+
+
+def _percent_encoded(characters, text):
+    """``text`` with the ``characters`` (a pattern of one character of
+    at most U+00FF) percent-encoded."""
+    return characters.sub(lambda match: f'%{ord(match[0]):02X}', text)
 
 
 def clip(text, limit=MAX_QUOTED):
