@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from placement.db import api as db_api
 from placement.db import models
 from tests.functional import app as app_client
+from tests.functional import sessions as db_sessions
 
 pytestmark = pytest.mark.db
 
@@ -141,22 +142,6 @@ def test_cancelled_statement_is_503_and_writes_nothing(db_url, db):
         service_db.dispose()
 
 
-def _end_session(db, backend, session):
-    """End ``session`` of the database, and wait until it is gone."""
-    with db.engine.connect() as admin:
-        admin = admin.execution_options(isolation_level='AUTOCOMMIT')
-        if backend == 'mysql':
-            admin.execute(sa.text(f'KILL CONNECTION {int(session)}'))
-            query = ('SELECT count(*) FROM information_schema.processlist '
-                     'WHERE id = :id')
-        else:
-            admin.execute(sa.text('SELECT pg_terminate_backend(:id)'),
-                          {'id': session})
-            query = 'SELECT count(*) FROM pg_stat_activity WHERE pid = :id'
-        while admin.execute(sa.text(query), {'id': session}).scalar():
-            time.sleep(0.05)
-
-
 def test_read_whose_connection_the_server_ended_is_answered(db):
     """The server ends the connection of a read once it has its rows:
     the read is answered (on MySQL, whose read ends with a COMMIT that
@@ -164,15 +149,13 @@ def test_read_whose_connection_the_server_ended_is_answered(db):
     without a transaction, at once), and the broken connection goes
     back to the pool to be replaced, not kept out of it."""
     _server_only(db)
-    session_id = {'mysql': 'SELECT CONNECTION_ID()',
-                  'postgresql': 'SELECT pg_backend_pid()'}[db.backend]
     sessions = []
 
     @db_api.read_committed
     def read_then_lose_connection(conn):
-        sessions.append(conn.execute(sa.text(session_id)).scalar())
+        sessions.append(db_sessions.own_id(conn))
         if len(sessions) == 1:
-            _end_session(db, db.backend, sessions[0])
+            db_sessions.end(db.engine.url, sessions[0])
         return 'rows'
 
     # A connection that served a READ COMMITTED write holds that level
@@ -182,8 +165,7 @@ def test_read_whose_connection_the_server_ended_is_answered(db):
              read_committed=True)
     assert db.read(read_then_lose_connection) == 'rows'
     assert db.engine.pool.checkedout() == 0
-    later = db.read(db_api.read_committed(
-        lambda conn: conn.execute(sa.text(session_id)).scalar()))
+    later = db.read(db_api.read_committed(db_sessions.own_id))
     assert later != sessions[0]
 
 
@@ -195,8 +177,6 @@ def test_stream_whose_connection_the_server_ended_logs_no_error(
     it is, met again by the COMMIT or the next statement); the read is
     answered."""
     _server_only(db)
-    session_id = {'mysql': 'SELECT CONNECTION_ID()',
-                  'postgresql': 'SELECT pg_backend_pid()'}[db.backend]
     count = db_api.BATCH * 2 + db_api.BATCH // 2
     numbers = {
         'mysql': f'SELECT seq FROM seq_1_to_{count}',
@@ -204,12 +184,12 @@ def test_stream_whose_connection_the_server_ended_logs_no_error(
     sessions = []
 
     def stream_then_lose_connection(conn):
-        sessions.append(conn.execute(sa.text(session_id)).scalar())
+        sessions.append(db_sessions.own_id(conn))
         rows = 0
         for batch in db_api.streamed(conn, sa.text(numbers)):
             rows += len(batch)
             if rows == count and len(sessions) == 1:
-                _end_session(db, db.backend, sessions[0])
+                db_sessions.end(db.engine.url, sessions[0])
         return rows
 
     with caplog.at_level('DEBUG'):
@@ -226,12 +206,9 @@ def test_write_whose_commit_lost_its_connection_says_so(api, db):
     _server_only(db)
     rp_uuid = api.provider({'VCPU': {'total': 4}})
     engine = api.db.engine
-    session_id = {'mysql': 'SELECT CONNECTION_ID()',
-                  'postgresql': 'SELECT pg_backend_pid()'}[db.backend]
 
     def end_session_before_commit(conn):
-        session = conn.exec_driver_sql(session_id).scalar()
-        _end_session(db, db.backend, session)
+        db_sessions.end(db.engine.url, db_sessions.own_id(conn))
 
     sa.event.listen(engine, 'commit', end_session_before_commit)
     consumer = str(uuid.uuid4())

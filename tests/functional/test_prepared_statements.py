@@ -12,6 +12,7 @@ from placement.objects import kept
 from placement.objects import trait
 from tests import database
 from tests.functional import round_trips
+from tests.functional import sessions as db_sessions
 
 pytestmark = pytest.mark.db
 
@@ -136,15 +137,9 @@ def test_a_lost_connection_is_read_again_prepared(db):
     statement = _statement(TRAITS)
     for _ in range(2):
         assert db.read(_run, statement) == sorted(TRAITS)
-    session, end = (('pg_backend_pid()', 'SELECT pg_terminate_backend({})')
-                    if db.backend == 'postgresql'
-                    else ('CONNECTION_ID()', 'KILL {}'))
     with db.engine.connect() as conn:
-        own = conn.exec_driver_sql(f'SELECT {session}').scalar()
-    killer = sa.create_engine(db.engine.url, poolclass=sa.pool.NullPool)
-    with killer.connect() as conn:
-        conn.exec_driver_sql(end.format(own))
-    killer.dispose()
+        own = db_sessions.own_id(conn)
+    db_sessions.end(db.engine.url, own)
     with round_trips.RoundTrips(db.engine) as trips:
         assert db.read(_run, statement) == sorted(TRAITS)
     # The first attempt fails on the connection lost.
