@@ -30,24 +30,25 @@ class RequestLog:
         self.slow_threshold = slow_threshold
 
     def __call__(self, environ, start_response):
+        url = client_text.loggable_url(environ)
         LOG.debug('Starting request: %s "%s %s"',
-                  environ.get('REMOTE_ADDR'), environ['REQUEST_METHOD'],
-                  client_text.loggable_url(environ))
+                  environ.get('REMOTE_ADDR'), environ['REQUEST_METHOD'], url)
 
         def _logging_start_response(status, headers, exc_info=None):
             length = next((value for name, value in headers
                            if name.lower() == 'content-length'), '-')
-            self._log_response(environ, status.split(None, 1)[0], length)
+            self._log_response(environ, url, status.split(None, 1)[0],
+                               length)
             return start_response(status, headers, exc_info)
 
         try:
             return self.application(environ, _logging_start_response)
         except Exception:
             # The fault wrapper further out turns this into a 500.
-            self._log_response(environ, '500', '-')
+            self._log_response(environ, url, '500', '-')
             raise
 
-    def _log_response(self, environ, status_code, length):
+    def _log_response(self, environ, url, status_code, length):
         spent = timing.of(environ)
         split = spent.split() if spent is not None else None
         route = environ.get(router.ROUTE_ENVIRON, '-')
@@ -55,7 +56,7 @@ class RequestLog:
         LOG.info('%s "%s %s" status: %s len: %s microversion: %s '
                  'route: %s time: %s sql: %s request_id: %s',
                  environ.get('REMOTE_ADDR'), environ['REQUEST_METHOD'],
-                 client_text.loggable_url(environ), status_code, length,
+                 url, status_code, length,
                  environ.get(microversion.MICROVERSION_ENVIRON, '-'),
                  route, _seconds(split, 'total'), _seconds(split, 'sql'),
                  req_id)
@@ -64,10 +65,9 @@ class RequestLog:
             LOG.warning('Slow request: "%s %s" route: %s status: %s took '
                         '%.3fs (sql %.3fs, serialise %.3fs, app %.3fs) '
                         'request_id: %s',
-                        environ['REQUEST_METHOD'],
-                        client_text.loggable_url(environ), route,
-                        status_code, split['total'], split['sql'],
-                        split['serialise'], split['app'], req_id)
+                        environ['REQUEST_METHOD'], url, route, status_code,
+                        split['total'], split['sql'], split['serialise'],
+                        split['app'], req_id)
 
 
 def _seconds(split, part):
