@@ -7,7 +7,8 @@ is well, else 503. The service's own backend, ``placement_database``
 database ``SELECT 1`` on a connection of its own; ``disable_by_file``
 with ``disable_by_file_path`` lets an operator drain a node. Without
 ``[healthcheck] detailed`` the body names only the reasons, never the
-error.
+error. A 503 carries ``Retry-After``, as the API's own 503s do
+(:data:`placement.fault_wrap.RETRY_AFTER`).
 """
 
 import logging
@@ -16,6 +17,7 @@ import sqlalchemy as sa
 from oslo_middleware import healthcheck
 from oslo_middleware.healthcheck import pluginbase
 
+from placement import fault_wrap
 from placement.db import api as db_api
 from placement.db import failures
 
@@ -54,7 +56,20 @@ def middleware(conf):
 
         def dispatch(environ, start_response):
             if environ.get('PATH_INFO') == PATH:
-                return check(environ, start_response)
+                return check(environ, _retry_after_503(start_response))
             return application(environ, start_response)
         return dispatch
     return wrap
+
+
+def _retry_after_503(start_response):
+    """``start_response`` that adds ``Retry-After`` to a 503 (oslo's
+    answer has none), so that a client polling the check knows when to
+    ask again."""
+    def start(status, headers, exc_info=None):
+        if status.startswith('503') and not any(
+                name.lower() == 'retry-after' for name, _value in headers):
+            headers = [*headers,
+                       ('Retry-After', str(fault_wrap.RETRY_AFTER))]
+        return start_response(status, headers, exc_info)
+    return start

@@ -42,8 +42,11 @@ def test_drained_by_file_then_back(db_url, tmp_path):
         response = _check(application)
         assert response.status_int == 503
         assert response.text == 'OK\nDISABLED BY FILE'
+        assert response.headers['Retry-After'] == '2'
         flag.unlink()
-        assert _check(application).status_int == 200
+        response = _check(application)
+        assert response.status_int == 200
+        assert 'Retry-After' not in response.headers
         # The rest of the API is not affected by the drain.
         flag.touch()
         assert app.API(application, db).request(
@@ -60,6 +63,7 @@ def test_unreachable_database_is_503_without_details():
     response = _check(application)
     assert response.status_int == 503
     assert response.text == 'DATABASE UNAVAILABLE'
+    assert response.headers['Retry-After'] == '2'
     document = json.loads(_check(application, accept='application/json').body)
     assert document == {'detailed': False,
                         'reasons': ['DATABASE UNAVAILABLE']}
