@@ -2,10 +2,11 @@
 handing each tree's options to the assembly (step 2 of
 :mod:`placement.objects.allocation_candidate`).
 
-A batch is one query with a row per provider (its inventories and
-traits folded, :mod:`placement.objects.candidate_folding`); the batches
-grow, so that a small limit loads few trees and a large one takes few
-queries.
+A batch is one query with a row per provider (folded,
+:mod:`placement.objects.candidate_folding`), and one more for the
+inventories and traits of those a worker has not kept
+(:mod:`placement.objects.provider_texts`); the batches grow, so that a
+small limit loads few trees and a large one takes few queries.
 """
 
 import collections
@@ -18,6 +19,7 @@ from placement.objects import candidate_narrowing
 from placement.objects import candidate_tree
 from placement.objects import candidate_windows
 from placement.objects import kept
+from placement.objects import provider_texts
 from placement.objects import tagged_union
 
 RP = models.ResourceProvider.__table__
@@ -202,18 +204,20 @@ def tree_rules(request):
 def load_providers(conn, roots, names, flat=False):
     """``{id: candidate_tree.Provider}`` for every provider of the trees
     of ``roots`` (a :class:`candidate_folding.TreeRoots`), in one
-    statement.
+    statement while their inventories and traits are those kept
+    (:mod:`placement.objects.provider_texts`), in two otherwise.
 
-    A provider's inventories and traits (ids and names) come folded
-    into strings by the database, and the providers folded into strings
-    of many (:func:`candidate_folding.folded_rows`): the driver's cost
-    is per row and per column; those of a few ``flat`` trees listed
-    are a string each (:func:`_folded`). Their usage comes in the same
+    A provider's place in its tree and its stamp come folded into
+    strings of many providers by the database
+    (:func:`candidate_folding.folded_rows`): the driver's cost is per
+    row and per column; those of a few ``flat`` trees listed are a
+    string each (:func:`_folded`). Their usage comes in the same
     statement (:func:`tagged_union.union`:
-    :data:`candidate_folding.USAGE`).
-    The uuids of parents and roots come from the rows themselves (the
-    trees are loaded whole). ``names`` is a
-    :class:`candidate_names.Names`.
+    :data:`candidate_folding.USAGE`), and their inventories and traits,
+    ids and names folded into strings, from
+    :func:`provider_texts.texts`. The uuids of parents and roots come
+    from the rows themselves (the trees are loaded whole). ``names`` is
+    a :class:`candidate_names.Names`.
 
     Kept built (:data:`_KEPT`) when it lists at most
     :data:`kept.MOST_IDS` roots (a range of roots counts as none): the
@@ -229,28 +233,37 @@ def load_providers(conn, roots, names, flat=False):
     statements prepared, both bounded.
     """
     folded = _folded(roots, flat, conn.dialect.name)
-    load = _LOAD_TREES if folded else _LOAD_FEW_TREES
+    trees = (folded, roots.low, roots.high, *roots.others)
     strings = candidate_folding.strings_by_tag(
         kept.execute(conn, _KEPT.get(
-            (folded, roots.low, roots.high, *roots.others),
-            lambda: load.params(roots.params()),
+            trees, lambda: (_LOAD_TREES if folded else _LOAD_FEW_TREES
+                          ).params(roots.params()),
             len(roots.others))), (_PROVIDERS, _USAGE))
     used = candidate_folding.usage(strings[_USAGE])
     rows = [(int(provider_id), uuid, int(parent) if parent else None,
-             int(root), inventories, traits)
-            for provider_id, uuid, parent, root, inventories, traits
+             int(root), provider_texts.stamp(uuid, generation, updated_at))
+            for provider_id, uuid, parent, root, generation, updated_at
             in candidate_folding.unfolded_rows(strings[_PROVIDERS])]
     if roots.unasked:
         asked = roots.asked
         rows = [row for row in rows if row[3] in asked]
+    texts = provider_texts.texts(
+        conn, {row[0]: row[4] for row in rows},
+        lambda: kept.execute(conn, _KEPT.get(
+            ('texts', *trees),
+            lambda: (_TEXTS_OF_TREES if folded else _FEW_TEXTS_OF_TREES
+                     ).params(roots.params()),
+            len(roots.others))).scalars())
     uuids = {row[0]: row[1] for row in rows}
     shared = names.shared
     inventories, traits = {}, {}
     loaded = {}
-    for provider_id, uuid, parent, root, folded, named in rows:
+    for provider_id, uuid, parent, root, _stamp in rows:
+        # One deleted since its tree was read: as read, without any.
+        inventory_text, named = texts.get(provider_id, (None, None))
         # Most providers share their strings (one model, one usage):
         # looked up here first, without the key of Names.shared.
-        key = folded, used.get(provider_id, ())
+        key = inventory_text, used.get(provider_id, ())
         if (found := inventories.get(key)) is None:
             found = inventories[key] = shared(
                 key, candidate_folding.decode_inventories)
@@ -305,8 +318,7 @@ _PROVIDERS, _USAGE = 'providers', 'usage'
 #: coerces it.
 _TREE_PROVIDERS = (
     sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id, _ROOT_ID,
-              candidate_folding.folded_inventories(),
-              candidate_folding.folded_named_traits())
+              *provider_texts.STAMP[1:])
     .where(candidate_folding.of_trees(_ROOT_ID)))
 _LOAD_TREES = tagged_union.union({
     _PROVIDERS: candidate_folding.folded_rows(_TREE_PROVIDERS, 'id'),
@@ -315,3 +327,8 @@ _LOAD_TREES = tagged_union.union({
 _LOAD_FEW_TREES = tagged_union.union({
     _PROVIDERS: candidate_folding.row_strings(_TREE_PROVIDERS),
     _USAGE: candidate_folding.USAGE})
+#: The inventories and traits of the trees' providers, folded as their
+#: rows (:func:`provider_texts.texts`).
+_TEXTS_OF_TREES = candidate_folding.folded_rows(provider_texts.OF_TREES,
+                                                'id')
+_FEW_TEXTS_OF_TREES = candidate_folding.row_strings(provider_texts.OF_TREES)

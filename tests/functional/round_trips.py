@@ -33,6 +33,12 @@ class RoundTrips:
         self.streamed = 0
         self._idle = False
 
+    @property
+    def executed(self):
+        """How many statements ran: those of :attr:`statements` but the
+        PREPAREs (a statement prepared runs as its EXECUTE)."""
+        return sum(word != 'PREPARE' for word in self.statements)
+
     def _statement(self, _conn, cursor, statement, _parameters, context,
                    _many):
         if not statement.startswith('BEGIN'):
