@@ -19,6 +19,7 @@ consumer's allocations swaps no generation, as upstream) nor anything
 read from the names of resource classes (read once a request).
 """
 
+import itertools
 import sys
 import threading
 import weakref
@@ -33,8 +34,7 @@ from placement.objects import tagged_union
 RP = models.ResourceProvider.__table__
 
 #: The most providers whose texts a worker keeps per database engine
-#: (about 180 bytes each, the texts shared by providers of one model);
-#: the first kept are dropped first past it.
+#: (about 180 bytes each, the texts shared by providers of one model).
 MOST_PROVIDERS = 200_000
 
 #: ``{engine: {provider id: (stamp, inventories, traits)}}``, weakly:
@@ -94,13 +94,16 @@ def _of_engine(engine):
 
 
 def _keep(known, read):
-    """Keep ``read`` in ``known``, the first kept dropped past
-    :data:`MOST_PROVIDERS` (under the lock: another thread's dropping
-    would change the dict under the iterator)."""
+    """Keep ``read`` in ``known``; past :data:`MOST_PROVIDERS`, the half
+    kept first is dropped, at once (one at a time, each would walk past
+    the places of those dropped before it). Under the lock: another
+    thread's dropping would change the dict under the iterator."""
     with _LOCK:
         known.update(read)
-        while len(known) > MOST_PROVIDERS:
-            del known[next(iter(known))]
+        if len(known) > MOST_PROVIDERS:
+            for provider_id in list(itertools.islice(
+                    known, len(known) - MOST_PROVIDERS // 2)):
+                del known[provider_id]
 
 
 #: SQL: the texts of a provider's stamp (:func:`stamp`), its updated_at

@@ -92,11 +92,12 @@ def test_a_database_filled_anew_is_read_anew(fast):
 
 
 def test_bounded(fast, monkeypatch):
+    """Past the bound, the half kept first goes: the providers of each
+    request are read again, the answers the same."""
     api, (small, large) = fast
-    monkeypatch.setattr(provider_texts, 'MOST_PROVIDERS', 1)
+    monkeypatch.setattr(provider_texts, 'MOST_PROVIDERS', 2)
     third = _fast_provider(api, 2)
     expected = {small: 4, large: 8, third: 2}
     for _ in range(2):
-        # Each request keeps one provider: the others are read again.
         assert _capacities(api) == (expected, 4)
-    assert len(provider_texts._BY_ENGINE[api.db.engine]) == 1
+        assert len(provider_texts._BY_ENGINE[api.db.engine]) == 1
