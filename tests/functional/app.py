@@ -30,9 +30,10 @@ class API(throwaway.API):
     """The application plus direct access to its database, and the
     arrangements the tests make through it."""
 
-    def provider(self, inventories=INVENTORIES):
-        """A new provider with ``inventories``; its uuid."""
-        rp_uuid = str(uuid.uuid4())
+    def provider(self, inventories=INVENTORIES, rp_uuid=None):
+        """A new provider with ``inventories`` (and ``rp_uuid``, else a
+        new one); its uuid."""
+        rp_uuid = rp_uuid or str(uuid.uuid4())
         response = self.request(
             'POST', '/resource_providers',
             body={'name': rp_uuid, 'uuid': rp_uuid})

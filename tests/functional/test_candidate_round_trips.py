@@ -76,6 +76,11 @@ def test_member_of_and_required_with_sharing_is_three_statements(
         found = _ok(api.request('GET', QUERY + limit)).json
     assert trips.executed == 3
     assert found == first
+    assert [{rp: sorted(resources['resources'])
+             for rp, resources in candidate['allocations'].items()}
+            for candidate in found['allocation_requests']] == [
+        {hosts['fast']: ['MEMORY_MB', 'VCPU'],
+         hosts['disk']: ['DISK_GB']}]
     summaries = found['provider_summaries']
     assert set(summaries) == {hosts['fast'], hosts['disk']}
     assert summaries[hosts['fast']]['traits'] == ['CUSTOM_FAST']

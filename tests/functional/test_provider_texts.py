@@ -31,19 +31,9 @@ def _capacities(api, query=QUERY):
 
 def _fast_provider(api, total, rp_uuid=None):
     """A provider of ``total`` VCPU with CUSTOM_FAST (its uuid)."""
-    rp_uuid = api.provider({'VCPU': {'total': total}}) if rp_uuid is None \
-        else _named_provider(api, rp_uuid, total)
+    rp_uuid = api.provider({'VCPU': {'total': total}}, rp_uuid)
     _ok(api.request('PUT', f'/resource_providers/{rp_uuid}/traits', body={
         'traits': ['CUSTOM_FAST'], 'resource_provider_generation': 1}))
-    return rp_uuid
-
-
-def _named_provider(api, rp_uuid, total):
-    _ok(api.request('POST', '/resource_providers',
-                    body={'name': rp_uuid, 'uuid': rp_uuid}))
-    _ok(api.request('PUT', f'/resource_providers/{rp_uuid}/inventories',
-                    body={'inventories': {'VCPU': {'total': total}},
-                          'resource_provider_generation': 0}))
     return rp_uuid
 
 
