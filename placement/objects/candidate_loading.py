@@ -318,7 +318,7 @@ _PROVIDERS, _USAGE = 'providers', 'usage'
 #: coerces it.
 _TREE_PROVIDERS = (
     sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id, _ROOT_ID,
-              *provider_texts.STAMP[1:])
+              *provider_texts.STAMP)
     .where(candidate_folding.of_trees(_ROOT_ID)))
 _LOAD_TREES = tagged_union.union({
     _PROVIDERS: candidate_folding.folded_rows(_TREE_PROVIDERS, 'id'),

@@ -37,7 +37,7 @@ RP = models.ResourceProvider.__table__
 #: (about 180 bytes each, the texts shared by providers of one model).
 MOST_PROVIDERS = 200_000
 
-#: ``{engine: {provider id: (stamp, inventories, traits)}}``, weakly:
+#: ``{engine: {provider id: (stamp, (inventories, traits))}}``, weakly:
 #: the tests' engines (a database each) go with their databases.
 _BY_ENGINE = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
@@ -45,7 +45,8 @@ _LOCK = threading.Lock()
 
 def stamp(uuid, generation, updated_at):
     """What changes when a provider's inventories or traits change, of
-    the texts of :data:`STAMP` (compared, never parsed)."""
+    the texts of its uuid and of :data:`STAMP` (compared, never
+    parsed)."""
     return hash((uuid, generation, updated_at))
 
 
@@ -64,7 +65,7 @@ def texts(conn, stamps, load_trees):
     for provider_id, seen in stamps.items():
         entry = known.get(provider_id)
         if entry is not None and entry[0] == seen:
-            found[provider_id] = entry[1:]
+            found[provider_id] = entry[1]
         else:
             missing.append(provider_id)
     if not missing:
@@ -76,11 +77,11 @@ def texts(conn, stamps, load_trees):
             candidate_folding.unfolded_rows(rows)):
         provider_id = int(provider_id)
         read[provider_id] = (stamp(uuid, generation, updated_at),
-                             sys.intern(inventories) if inventories
-                             else None,
-                             sys.intern(traits) if traits else None)
+                             (sys.intern(inventories) if inventories
+                              else None,
+                              sys.intern(traits) if traits else None))
     _keep(known, read)
-    found.update((provider_id, read[provider_id][1:])
+    found.update((provider_id, read[provider_id][1])
                  for provider_id in missing if provider_id in read)
     return found
 
@@ -106,15 +107,16 @@ def _keep(known, read):
                 del known[provider_id]
 
 
-#: SQL: the texts of a provider's stamp (:func:`stamp`), its updated_at
-#: without the spaces that separate the fields of a folded row.
-STAMP = (RP.c.uuid, RP.c.generation,
+#: SQL: the texts of a provider's stamp (:func:`stamp`) besides its
+#: uuid, its updated_at without the spaces that separate the fields of a
+#: folded row.
+STAMP = (RP.c.generation,
          sa.func.replace(candidate_folding.as_text(RP.c.updated_at),
                          tagged_union.constant(' '),
                          tagged_union.constant('T')))
 #: A provider's id, stamp and folded texts, a row of each provider
 #: (folded together or not by :data:`OF_TREES`' reader).
-_TEXTS = sa.select(RP.c.id, *STAMP,
+_TEXTS = sa.select(RP.c.id, RP.c.uuid, *STAMP,
                    candidate_folding.folded_inventories(),
                    candidate_folding.folded_named_traits())
 #: The rows of :data:`_TEXTS` of listed providers, a string each.
