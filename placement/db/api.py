@@ -342,9 +342,24 @@ def create_engine(db_conf, option='connection'):
     if setup is not None:
         setup(engine, db_conf)
     _quiet_cursor_close(engine.pool)
+    _replace_alone(engine)
     if db_conf.connection_trace:
         _setup_trace(engine)
     return engine
+
+
+def _replace_alone(engine):
+    """A connection that broke is replaced alone: SQLAlchemy discarded
+    every connection of the pool opened before it (whose next use then
+    opened a new one and prepared its statements again). Under an
+    operator's KILL CONNECTION every 0.15 s a worker's pool was reopened
+    over and over, and the slowest tenth of the requests took up to
+    1.3 s. After a server restart each broken connection is met by one
+    statement that fails at once, and run again (:class:`Database`)."""
+
+    @event.listens_for(engine, 'handle_error')
+    def _only_this_one(context):
+        context.invalidate_pool_on_disconnect = False
 
 
 class _CursorCloseFilter(logging.Filter):
@@ -644,11 +659,12 @@ class Database:
     write stuck behind a lock holder is answered within about twice
     that). When they run out, contention is a
     ConcurrentUpdate (409) and an unreachable database
-    DatabaseUnavailable (503). The first lost connection is run again
-    at once and not counted: it is how a pooled connection that broke
-    while the database was away is found (in place of a ping before
-    every transaction); SQLAlchemy then discards every connection of
-    the pool opened before it. A connection lost during the COMMIT of a
+    DatabaseUnavailable (503). A transaction whose pooled connection
+    broke since its last use is run again at once and not counted, as
+    many times as the pool holds connections: it is how such a
+    connection is found (in place of a ping before every transaction),
+    and it alone is replaced (:func:`_replace_alone`). A connection
+    lost during the COMMIT of a
     write is CommitOutcomeUnknown (503) at once: the write may have
     happened, so it is neither acknowledged nor run again (that of a
     read is run again as any lost connection).
@@ -743,8 +759,7 @@ class Database:
     def _attempts(self, access, engine, options, conflict_retries,
                   operation, args, kwargs):
         deadline = time.monotonic() + self._time_limit
-        conflicts = faults = 0
-        stale_connection_seen = False
+        conflicts = faults = broken = 0
         while True:
             try:
                 with _transaction(engine, options,
@@ -761,9 +776,9 @@ class Database:
                     _raise_unavailable(failure, exc)
                     raise
                 cause = failures.rerun_cause(exc, failure).value
-                if (failure is failures.Failure.DISCONNECTED
-                        and not stale_connection_seen):
-                    stale_connection_seen = True
+                if (failures.broke_since_last_use(exc)
+                        and broken < _pooled(engine)):
+                    broken += 1
                     metrics.rerun(access, cause)
                     continue
                 faults += 1
@@ -798,6 +813,15 @@ class Database:
 
 
 _RETRIED = (failures.Failure.CONTENTION, failures.Failure.DISCONNECTED)
+
+
+def _pooled(engine):
+    """The connections ``engine``'s pool holds, in use or not (at least
+    1; 1 for a pool that does not say)."""
+    pool = engine.pool
+    if isinstance(pool, sa.pool.QueuePool):
+        return max(pool.size() + pool.overflow(), 1)
+    return 1
 
 
 def connected(db_conf, writable=False, max_retries=None):

@@ -190,6 +190,14 @@ def _one(exc):
     return None
 
 
+def broke_since_last_use(exc):
+    """Whether ``exc`` (SQLAlchemy's) is a connection that was open and
+    broke since its last use (SQLAlchemy invalidated it), not one that
+    could not be opened."""
+    return (isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated
+            and _one(exc) is Failure.DISCONNECTED)
+
+
 def lost_connection(exc):
     """Whether ``exc``, SQLAlchemy's or a driver's own exception (as one
     that SQLAlchemy logs rather than raises), is a lost connection."""

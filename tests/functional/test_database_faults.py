@@ -169,6 +169,49 @@ def test_read_whose_connection_the_server_ended_is_answered(db):
     assert later != sessions[0]
 
 
+def _pooled_sessions(db, count):
+    """The server's ids of the sessions of ``count`` connections, opened
+    at once and back in ``db``'s pool."""
+    held = [db.engine.connect() for _ in range(count)]
+    try:
+        return [db_sessions.own_id(conn) for conn in held]
+    finally:
+        for conn in held:
+            conn.close()
+
+
+def test_a_connection_the_server_ended_is_replaced_alone(db):
+    """The server ends one of the pool's connections (an operator's
+    KILL CONNECTION, a timeout of its own): the read that meets it runs
+    again on another, and the pool's other connections are kept
+    (SQLAlchemy discarded every connection of the pool opened before
+    the failure)."""
+    _server_only(db)
+    sessions = _pooled_sessions(db, 3)
+    db_sessions.end(db.engine.url, sessions[0])
+    seen = {db.read(db_api.read_committed(db_sessions.own_id))
+            for _ in range(6)}
+    assert sessions[0] not in seen
+    assert set(sessions[1:]) <= seen
+
+
+def test_a_pool_whose_connections_the_server_ended_is_answered_at_once(
+        db, monkeypatch):
+    """Every connection of the pool ended (a server restart): the read
+    meets them in turn, each failing at once, runs again without a
+    pause after each, and is answered on a new one."""
+    _server_only(db)
+    sessions = _pooled_sessions(db, 3)
+    for session in sessions:
+        db_sessions.end(db.engine.url, session)
+
+    def pause(_attempts):
+        raise AssertionError('paused between attempts')
+    monkeypatch.setattr(db_api, '_backoff', pause)
+    assert db.read(db_api.read_committed(db_sessions.own_id)) not in sessions
+    assert db.engine.pool.checkedout() == 0
+
+
 def test_stream_whose_connection_the_server_ended_logs_no_error(
         db, caplog):
     """The server ends the connection of a streamed read once its last

@@ -26,10 +26,20 @@ def db(tmp_path):
     db.dispose()
 
 
-def _mysql_error(code, message):
-    """A PyMySQL error as SQLAlchemy raises it on MySQL."""
+def _mysql_error(code, message, connection_invalidated=False):
+    """A PyMySQL error as SQLAlchemy raises it on MySQL
+    (``connection_invalidated``: on a pooled connection, which it
+    invalidated)."""
     return sa.exc.OperationalError(
-        'STATEMENT', {}, pymysql.err.OperationalError(code, message))
+        'STATEMENT', {}, pymysql.err.OperationalError(code, message),
+        connection_invalidated=connection_invalidated)
+
+
+def _gone_away():
+    """The error of a pooled connection the server ended since its last
+    use."""
+    return _mysql_error(2006, 'MySQL server has gone away',
+                        connection_invalidated=True)
 
 
 class _Failing:
@@ -78,14 +88,16 @@ def test_unreachable_database_that_lasts_is_unavailable(db):
     operation = _Failing(*[_mysql_error(2003, "Can't connect")] * 10)
     with pytest.raises(failures.DatabaseUnavailable):
         db.write(operation)
-    # One, the uncounted retry of a stale connection, and
-    # transaction_retry_count more.
-    assert operation.calls == 5
+    # One and transaction_retry_count more: a connection that cannot be
+    # opened is not one that broke since its last use.
+    assert operation.calls == 4
 
 
 def test_a_stale_pooled_connection_is_replaced_without_retries(tmp_path):
-    """In place of a ping before every transaction: the first lost
-    connection is run again even when no retry is configured."""
+    """In place of a ping before every transaction: a pooled connection
+    that broke since its last use is run again even when no retry is
+    configured, as many times as the pool holds connections (one
+    here)."""
     conf = database.make_conf(
         f'sqlite:///{tmp_path}/t.sqlite',
         placement_database__transaction_retry_count=0)
@@ -93,10 +105,9 @@ def test_a_stale_pooled_connection_is_replaced_without_retries(tmp_path):
     with db.writer() as conn:
         conn.exec_driver_sql('CREATE TABLE t (n INTEGER)')
     assert not db.engine.pool._pre_ping
-    operation = _Failing(_mysql_error(2006, 'MySQL server has gone away'))
-    assert db.write(operation) == 2
+    assert db.write(_Failing(_gone_away())) == 2
     with pytest.raises(failures.DatabaseUnavailable):
-        db.write(_Failing(*[_mysql_error(2006, 'gone away')] * 2))
+        db.write(_Failing(_gone_away(), _gone_away()))
     db.dispose()
 
 
@@ -243,6 +254,6 @@ def test_outcomes_and_reruns_are_counted(db, monkeypatch):
         ('transaction_reruns', 'write', 'deadlock'): 4,
         ('transaction_reruns', 'write', 'lock_wait'): 1,
         ('transaction_reruns', 'write', 'connection_lost'): 1,
-        # The stale connection's free retry, then 3.
-        ('transaction_reruns', 'read', 'connection_lost'): 4,
+        # 3 connections that could not be opened (the 4th given up).
+        ('transaction_reruns', 'read', 'connection_lost'): 3,
     }
