@@ -3,16 +3,18 @@
     PYTHONPATH=. .venv/bin/python -m tools.bench_cloud [--db mysql]
         [--computes 10000] [--rate 5 | --search] [--seconds 600]
         [--url URL [--server-pid PID] [--check-database URL]]
-        [--json FILE]
+        [--keep-database NAME] [--json FILE]
 
 Without ``--url`` the tool creates a throw-away database on ``--db``
 (mysql, postgresql or sqlite; ``--database-url`` names another server),
 writes a ``placement.conf``, runs ``placement-manage db sync`` and starts
 the venv's ``placement-api`` with its defaults (``--workers``: one per
 CPU, at most 8; ``--threads`` 8), loads the cloud through the API and
-restarts the server. With ``--url`` it loads into and measures that
-running service instead (its CPU only with ``--server-pid``, the
-over-allocation check only with ``--check-database``).
+restarts the server; ``--keep-database NAME`` keeps that database,
+``NAME_cloud``, for ``bench_cpu.py --phase cloud``. With ``--url`` it
+loads into and measures that running service instead (its CPU only
+with ``--server-pid``, the over-allocation check only with
+``--check-database``).
 
 The cloud: ``--computes`` nova compute nodes, each a root provider with
 VCPU (ratio 4), MEMORY_MB (512 reserved) and DISK_GB, the traits
@@ -800,10 +802,14 @@ def parse_args(argv):
     p.add_argument('--load-server-threads', type=int, default=4)
     p.add_argument('--seed', type=int, default=42)
     p.add_argument('--json', help='also write the report to this file')
+    p.add_argument('--keep-database', metavar='NAME',
+                   help='load into the database NAME_cloud and keep it '
+                   '(for bench_cpu --phase cloud)')
     args = p.parse_args(argv)
     args.server_url = args.database_url or bench.SERVERS[args.db]
-    args.database_name = f'placement_cloud_{uuid.uuid4().hex[:12]}'
-    args.keep_database = args.reuse_database = False
+    args.database_name = (args.keep_database
+                          or f'placement_cloud_{uuid.uuid4().hex[:12]}')
+    args.reuse_database = False
     return args
 
 
