@@ -96,6 +96,7 @@ import argparse
 import collections
 import contextlib
 import heapq
+import http.client
 import json
 import os
 import queue
@@ -116,6 +117,7 @@ from tools import bench_allocation_candidates as bench
 from tools import bench_claims
 
 OWNER = bench.OWNER
+JSON_BODY_HEADERS = {**bench.HEADERS, 'content-type': 'application/json'}
 PCI_CLASS = 'CUSTOM_PCI_8086_1563'
 PCI_GROUP = (f'&resources_PCI_0={PCI_CLASS}:1&required_PCI_0={OWNER}'
              '&group_policy=none')
@@ -303,29 +305,75 @@ def candidates_operation(pci):
 
 
 class Api:
-    """The requests nova sends, each timed under its operation's name."""
+    """The requests nova sends, each timed under its operation's name,
+    on a kept-alive connection per client thread.
 
-    def __init__(self, http, endpoint, stats):
-        self.http = http
-        self.endpoint = endpoint
+    ``http.client`` rather than urllib3's pool (which loads the cloud):
+    half the client's CPU per request (a provider listing: 0.31-0.39
+    against 0.64-0.67 ms, ``results/2026-12-07-broken.rst``), CPU the
+    client takes from the service it shares this machine with (nova's
+    computes and scheduler run elsewhere).
+    """
+
+    #: The errors of a connection the server closed while it was idle
+    #: (past its keep-alive timeout) before it read the request: sent
+    #: again once, on a new connection.
+    CLOSED_WHILE_IDLE = (http.client.RemoteDisconnected, BrokenPipeError,
+                         ConnectionResetError)
+
+    def __init__(self, endpoint, stats):
+        address = urllib3.util.parse_url(endpoint)
+        self.host, self.port = address.host, address.port
         self.stats = stats
+        self._local = threading.local()
+
+    def _exchange(self, method, path, body, headers):
+        """``(status, answer bytes)`` on this thread's connection."""
+        for attempt in (1, 2):
+            conn = getattr(self._local, 'conn', None)
+            reused = conn is not None
+            if not reused:
+                conn = self._local.conn = http.client.HTTPConnection(
+                    self.host, self.port, timeout=120)
+            try:
+                conn.request(method, path, body=body, headers=headers)
+                resp = conn.getresponse()
+                data = resp.read()
+            except self.CLOSED_WHILE_IDLE:
+                self._drop()
+                if not reused or attempt == 2:
+                    raise
+                continue
+            except BaseException:
+                self._drop()
+                raise
+            if resp.will_close:
+                self._drop()
+            return resp.status, data
+
+    def _drop(self):
+        conn = getattr(self._local, 'conn', None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
 
     def send(self, operation, method, path, body=None):
         started = time.perf_counter()
+        headers = bench.HEADERS
+        if body is not None:
+            body = orjson.dumps(body)
+            headers = JSON_BODY_HEADERS
         try:
-            resp = self.http.request(method, self.endpoint + path,
-                                     json=body, headers=bench.HEADERS,
-                                     retries=False)
-            status, answer = resp.status, resp.data[:300]
-        except urllib3.exceptions.HTTPError as error:
-            resp, status, answer = None, 599, repr(error)
+            status, data = self._exchange(method, path, body, headers)
+            answer = data[:300]
+        except (OSError, http.client.HTTPException) as error:
+            status, data, answer = 599, None, repr(error)
         self.stats.record(operation, status,
                           (time.perf_counter() - started) * 1000, answer)
-        ok = resp is not None and status < 400
         # orjson: the scheduler's 1,000 candidates (520 KB) parse in
         # 16 ms against json's 20, CPU the client takes from the service
         # it shares this machine with (nova's scheduler runs elsewhere).
-        return status, (orjson.loads(resp.data) if ok and resp.data
+        return status, (orjson.loads(data) if status < 400 and data
                         else None)
 
     def rp(self, operation, rp_uuid, what):
@@ -663,10 +711,10 @@ def over_allocations(check_url):
     return len(rows)
 
 
-def simulate(http, endpoint, computes, clock, args):
+def simulate(endpoint, computes, clock, args):
     """Calibrate, then the traffic at ``--rate`` or the ``--search``."""
     stats = Stats()
-    cloud = Cloud(Api(http, endpoint, stats), computes, args)
+    cloud = Cloud(Api(endpoint, stats), computes, args)
     calibration = calibrate(cloud, clock, args.calibrate)
     print_calibration(calibration)
     traffic = Traffic(cloud, stats, args.client_threads)
@@ -685,7 +733,7 @@ def simulate(http, endpoint, computes, clock, args):
 
 
 @contextlib.contextmanager
-def own_service(args, http):
+def own_service(args, pool):
     """A fresh database and a placement-api with its defaults; yields
     (endpoint, server pid, database URL, load seconds, providers)."""
     workdir = tempfile.mkdtemp(prefix='placement-bench-cloud-')
@@ -695,15 +743,15 @@ def own_service(args, http):
             server = bench.Server(conf, workdir, args.load_workers,
                                   args.load_server_threads)
             try:
-                server.wait_until_up(http)
+                server.wait_until_up(pool)
                 computes, seconds = timed_load(
-                    bench.Client(http, server.endpoint), args)
+                    bench.Client(pool, server.endpoint), args)
             finally:
                 server.stop()
             bench.analyze(db_url)
             server = bench.Server(conf, workdir, args.workers, args.threads)
             try:
-                server.wait_until_up(http)
+                server.wait_until_up(pool)
                 yield server.endpoint, server.process.pid, db_url, \
                     computes, seconds
             finally:
@@ -816,8 +864,8 @@ def parse_args(argv):
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     signal.signal(signal.SIGTERM, bench._interrupt)
-    http = urllib3.PoolManager(
-        maxsize=max(args.client_threads, args.load_threads) * 2,
+    pool = urllib3.PoolManager(
+        maxsize=args.load_threads * 2,
         timeout=urllib3.Timeout(total=120))
     print(f'machine: {os.cpu_count()} CPUs, CPython loop of 2 million '
           f'additions {bench.machine_speed():.0f} ms, load '
@@ -825,11 +873,11 @@ def main(argv=None):
     if args.url:
         service = contextlib.nullcontext((
             args.url, args.server_pid, args.check_database,
-            *timed_load(bench.Client(http, args.url), args)))
+            *timed_load(bench.Client(pool, args.url), args)))
     else:
-        service = own_service(args, http)
+        service = own_service(args, pool)
     with service as (endpoint, pid, check_url, computes, load_seconds):
-        report = simulate(http, endpoint, computes, CpuClock(pid), args)
+        report = simulate(endpoint, computes, CpuClock(pid), args)
         report['over_allocated'] = (over_allocations(check_url)
                                     if check_url else None)
     report.update(computes=args.computes, load_seconds=load_seconds,

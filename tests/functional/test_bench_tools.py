@@ -5,6 +5,8 @@ this keeps the tools working as the code under them changes.
 """
 
 import json
+import socket
+import threading
 
 import pytest
 
@@ -99,6 +101,34 @@ def test_cloud_simulation_reports_every_operation(tmp_path):
                and row['p99_ms'] >= row['p50_ms'] > 0
                for row in rows.values())
     assert window['service_cpu_ms'] > 0
+
+
+def test_cloud_client_sends_again_what_an_idle_close_refused():
+    """A server that closes each kept-alive connection after its answer
+    (as placement-api does past its keep-alive timeout): the cloud's
+    client sends the next request again, once, on a new connection."""
+    listener = socket.create_server(('127.0.0.1', 0))
+    accepted = []
+
+    def serve():
+        for _ in range(2):
+            conn, _address = listener.accept()
+            accepted.append(conn)
+            conn.recv(65536)
+            conn.sendall(b'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}')
+            conn.close()
+    server = threading.Thread(target=serve)
+    server.start()
+    stats = bench_cloud.Stats()
+    api = bench_cloud.Api(
+        f'http://127.0.0.1:{listener.getsockname()[1]}', stats)
+    try:
+        assert [api.send('GET /', 'GET', '/') for _ in range(2)] == [
+            (200, {}), (200, {})]
+    finally:
+        server.join(timeout=10)
+        listener.close()
+    assert len(accepted) == 2
 
 
 def test_fixed_cost_benchmark_measures_every_small_request(tmp_path):
