@@ -660,14 +660,13 @@ class Database:
     that). When they run out, contention is a
     ConcurrentUpdate (409) and an unreachable database
     DatabaseUnavailable (503). A transaction whose pooled connection
-    broke since its last use is run again at once and not counted, as
-    many times as the pool holds connections: it is how such a
-    connection is found (in place of a ping before every transaction),
+    broke is run again at once and not counted, as many times as the
+    pool holds connections: it is how a connection that broke since its
+    last use is found (in place of a ping before every transaction),
     and it alone is replaced (:func:`_replace_alone`). A connection
-    lost during the COMMIT of a
-    write is CommitOutcomeUnknown (503) at once: the write may have
-    happened, so it is neither acknowledged nor run again (that of a
-    read is run again as any lost connection).
+    lost during the COMMIT of a write is CommitOutcomeUnknown (503) at
+    once: the write may have happened, so it is neither acknowledged
+    nor run again (that of a read is run again as any lost connection).
     """
 
     def __init__(self, db_conf):
@@ -776,7 +775,7 @@ class Database:
                     _raise_unavailable(failure, exc)
                     raise
                 cause = failures.rerun_cause(exc, failure).value
-                if (failures.broke_since_last_use(exc)
+                if (failures.pooled_connection_broke(exc)
                         and broken < _pooled(engine)):
                     broken += 1
                     metrics.rerun(access, cause)

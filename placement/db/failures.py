@@ -190,10 +190,10 @@ def _one(exc):
     return None
 
 
-def broke_since_last_use(exc):
-    """Whether ``exc`` (SQLAlchemy's) is a connection that was open and
-    broke since its last use (SQLAlchemy invalidated it), not one that
-    could not be opened."""
+def pooled_connection_broke(exc):
+    """Whether ``exc`` (SQLAlchemy's) is that of a connection that was
+    open and broke (SQLAlchemy invalidated it: since its last use, or
+    during this one), not of one that could not be opened."""
     return (isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated
             and _one(exc) is Failure.DISCONNECTED)
 
