@@ -18,6 +18,7 @@ from tools import bench_claims
 from tools import bench_cloud
 from tools import bench_cpu
 from tools import bench_fixed_cost
+from tools import bench_kills
 from tools import bench_loading
 from tools import bench_slow_clients
 
@@ -129,6 +130,26 @@ def test_cloud_client_sends_again_what_an_idle_close_refused():
         server.join(timeout=10)
         listener.close()
     assert len(accepted) == 2
+
+
+@pytest.mark.db
+def test_kills_benchmark_reads_while_sessions_end(tmp_path):
+    """A few seconds of reads while a session of the service ends every
+    0.2 s: every answer a 200 (the tool exits 1 otherwise), sessions
+    ended, the percentiles in order."""
+    if not database.backend_url():
+        pytest.skip('SQLite has no session of another client to end')
+    out = tmp_path / 'kills.json'
+    assert bench_kills.main([
+        '--database-url', database.backend_url(), '--computes', '20',
+        '--aggregates', '2', '--clients', '3', '--seconds', '3',
+        '--every', '0.2', '--rounds', '1', '--workers', '1',
+        '--threads', '4', '--json', str(out)]) == 0
+    [figures] = json.loads(out.read_text())['rounds']['this']
+    assert figures['ended'] > 0
+    assert figures['statuses'] == {'200': figures['requests']}
+    assert (0 < figures['p50_ms'] <= figures['p90_ms'] <= figures['p99_ms']
+            <= figures['max_ms'])
 
 
 def test_fixed_cost_benchmark_measures_every_small_request(tmp_path):
