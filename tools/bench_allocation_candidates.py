@@ -411,6 +411,27 @@ class Client:
             for allocations, project, user in consumers})
 
 
+def add_checkout_options(parser):
+    """``--before`` and ``--after``: the checkouts a tool compares, the
+    code of each run in turn (``PYTHONPATH``), round after round
+    (:func:`checkouts`)."""
+    parser.add_argument('--before',
+                        help='another checkout, whose code runs in turn')
+    parser.add_argument('--after', help='the checkout measured as "this" '
+                        '(by default the installed one: a copy keeps its '
+                        'code still while this one changes)')
+
+
+def checkouts(args, this=None):
+    """``{name: checkout}`` of :func:`add_checkout_options`' in the order
+    each round runs them: ``before`` (if given), then ``this``
+    (``--after``, else ``this``; None: the installed code)."""
+    found = {'this': args.after or this}
+    if args.before:
+        found = {'before': args.before, **found}
+    return found
+
+
 def run_parallel(func, items, threads):
     """Call ``func(item)`` for every item on ``threads`` threads; the
     first failure (or Ctrl-C) cancels the items not yet started."""

@@ -177,9 +177,7 @@ def in_process(db_url, ops, profile):
 
 def measure(args, http, db_url, conf, workdir, computes, owner):
     """``{checkout: [{operation: ms}] per round}``."""
-    checkouts = {'this': args.after}
-    if args.before:
-        checkouts = {'before': args.before, **checkouts}
+    checkouts = bench.checkouts(args)
     rounds = {name: [] for name in checkouts}
     profile = cProfile.Profile(time.process_time) if args.profile else None
     for number in range(args.rounds):
@@ -228,9 +226,7 @@ def parse_args(argv):
     p.add_argument('--requests', type=int, default=200,
                    help='requests of each operation per round')
     p.add_argument('--rounds', type=int, default=3)
-    p.add_argument('--before', help='another checkout, served in turn')
-    p.add_argument('--after', help='the checkout measured as "this" (by '
-                   'default the installed one, this)')
+    bench.add_checkout_options(p)
     p.add_argument('--clients', type=int, default=1,
                    help='threads sending the requests to the server')
     p.add_argument('--new-connections', action='store_true',

@@ -143,9 +143,7 @@ def window(endpoint, db_url, computes, args):
 
 def measure(args, pool, db_url, conf, workdir, computes):
     """``{checkout: [window figures] per round}``."""
-    checkouts = {'this': args.after}
-    if args.before:
-        checkouts = {'before': args.before, **checkouts}
+    checkouts = bench.checkouts(args)
     rounds = {name: [] for name in checkouts}
     for number in range(args.rounds):
         for name, pythonpath in checkouts.items():
@@ -180,9 +178,7 @@ def parse_args(argv):
     p.add_argument('--every', type=float, default=0.15,
                    help='seconds between two sessions ended (0: none)')
     p.add_argument('--rounds', type=int, default=2)
-    p.add_argument('--before', help='another checkout, served in turn')
-    p.add_argument('--after', help='the checkout measured as "this" (by '
-                   'default the installed one, this)')
+    bench.add_checkout_options(p)
     p.add_argument('--workers', type=int, default=2)
     p.add_argument('--threads', type=int, default=8)
     p.add_argument('--seed', type=int, default=42)

@@ -273,9 +273,7 @@ def _link_all(conn, table, ids, rows):
 
 def in_process_rounds(args, db_url, aggregates):
     """``{size: {checkout: [result per round]}}``."""
-    checkouts = {'this': args.after or os.getcwd()}
-    if args.before:
-        checkouts = {'before': args.before, **checkouts}
+    checkouts = bench.checkouts(args, os.getcwd())
     results = {}
     planted = 0
     for size in args.sizes:
@@ -406,8 +404,7 @@ def parse_args(argv):
     p.add_argument('--requests', type=int, default=200,
                    help='providers written per round (4 writes each)')
     p.add_argument('--rounds', type=int, default=3)
-    p.add_argument('--before', help='another checkout, measured in turn')
-    p.add_argument('--after', help='the checkout measured as "this"')
+    bench.add_checkout_options(p)
     p.add_argument('--load', type=int, default=0,
                    help='then load this many flat providers through a '
                    'server')
