@@ -178,6 +178,15 @@ def inventory_row(provider_id, class_id, total, ratio=1.0, reserved=0):
 
 # --- database, configuration and server --------------------------------
 
+def new_database_options(args, server_url, prefix):
+    """Set what :func:`phase_database` reads for a new database on
+    ``server_url`` (None: a SQLite file), named ``prefix`` and a random
+    suffix, dropped afterwards."""
+    args.server_url = server_url
+    args.database_name = f'{prefix}_{uuid.uuid4().hex[:8]}'
+    args.keep_database = args.reuse_database = False
+
+
 @contextlib.contextmanager
 def phase_database(args, workdir, phase):
     """Yield the URL of the phase's database.

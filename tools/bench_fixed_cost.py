@@ -241,9 +241,8 @@ def parse_args(argv):
     p.add_argument('--seed', type=int, default=42)
     p.add_argument('--json', help='also write the results here')
     args = p.parse_args(argv)
-    args.server_url = bench.SERVERS[args.db]
-    args.database_name = f'placement_fixedcost_{uuid.uuid4().hex[:8]}'
-    args.keep_database = args.reuse_database = False
+    bench.new_database_options(args, bench.SERVERS[args.db],
+                               'placement_fixedcost')
     args.load_threads = 4
     return args
 

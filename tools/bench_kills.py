@@ -40,7 +40,6 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 
 import sqlalchemy as sa
 import urllib3
@@ -137,7 +136,7 @@ def window(endpoint, db_url, computes, args):
                          for status, count in sorted(statuses.items())},
             **{f'p{share}_ms': bench.percentile(times, share)
                for share in (50, 90, 99)},
-            'max_ms': times[-1] if times else None,
+            'max_ms': times[-1],
             'load': os.getloadavg()[0]}
 
 
@@ -184,9 +183,8 @@ def parse_args(argv):
     p.add_argument('--seed', type=int, default=42)
     p.add_argument('--json', help='also write the results here')
     args = p.parse_args(argv)
-    args.server_url = args.database_url or bench.SERVERS[args.db]
-    args.database_name = f'placement_kills_{uuid.uuid4().hex[:8]}'
-    args.keep_database = args.reuse_database = False
+    bench.new_database_options(
+        args, args.database_url or bench.SERVERS[args.db], 'placement_kills')
     args.load_threads = 4
     return args
 

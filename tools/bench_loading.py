@@ -420,9 +420,8 @@ def parse_args(argv):
     p.add_argument('--aggregates-of', help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     args.sizes = [int(size) for size in args.sizes.split(',') if size]
-    args.server_url = bench.SERVERS[args.db]
-    args.database_name = f'placement_loading_{uuid.uuid4().hex[:8]}'
-    args.keep_database = args.reuse_database = False
+    bench.new_database_options(args, bench.SERVERS[args.db],
+                               'placement_loading')
     return args
 
 
