@@ -230,6 +230,15 @@ def on_mariadb(statement, settings):
     return statement.execution_options(**{_MARIADB_SETTINGS: settings})
 
 
+def in_written_order(select):
+    """``select`` joining its tables in the order written on MySQL and
+    MariaDB (``SELECT STRAIGHT_JOIN``), for a statement that reads every
+    row of its first table, where their optimizer would rather start
+    from another and look the first up per row; as it is elsewhere."""
+    return (select.prefix_with('STRAIGHT_JOIN', dialect='mysql')
+            .prefix_with('STRAIGHT_JOIN', dialect='mariadb'))
+
+
 def _setup_postgresql(engine, db_conf):
     """The waits of the session's locks and statements, in milliseconds,
     and no JIT compilation.

@@ -75,7 +75,7 @@ def report(conn, zones, shape, scope):
     sums = (inventory.sum_of_capacities(providers.c.count),
             sa.func.sum(sa.case((providers.c.count > 0, 1), else_=0)))
     totals, per_zone = zones.sums(conn, providers, [], sums, _summed,
-                                  inventory.MARIADB_SUMS)
+                                  inventory.tuned)
     count, with_room = totals.get((), (0, 0))
     return {'headroom': {
         'resources': dict(shape.resources),

@@ -10,6 +10,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext import compiler
 from sqlalchemy.sql import functions
 
+from placement.db import api as db_api
 from placement.db import models
 from placement.objects import capacity
 from placement.objects import conditions
@@ -34,6 +35,21 @@ MARIADB_SUMS = {'optimizer_switch': "'split_materialized=off'"}
 MARIADB_SUMS_PER_TREE = {**MARIADB_SUMS,
                          'tmp_table_size': 256 * 2 ** 20,
                          'max_heap_table_size': 256 * 2 ** 20}
+
+
+def tuned(statement, every_provider=False, per_tree=False):
+    """``statement`` summing :func:`numbers`, as MySQL and MariaDB run
+    it best: with :data:`MARIADB_SUMS` (grouped ``per_tree``,
+    :data:`MARIADB_SUMS_PER_TREE`), and over ``every_provider`` (no
+    condition) the inventories read first, each one's provider looked
+    up (:func:`db_api.in_written_order`): MariaDB would read every
+    provider and then its inventories, at 100,000 nodes a third more
+    of its CPU for the same rows. A scope keeps the database's order:
+    its conditions narrow the providers first."""
+    if every_provider:
+        statement = db_api.in_written_order(statement)
+    return db_api.on_mariadb(
+        statement, MARIADB_SUMS_PER_TREE if per_tree else MARIADB_SUMS)
 
 
 def integer(value):
@@ -108,7 +124,8 @@ def numbers(selected, class_ids=None, sharing_class_ids=()):
     depends on it; 0 for the others, so that most rows need no test),
     and the inventory's
     ``allocation_ratio``, ``min_unit``, ``max_unit`` and ``step_size``.
-    ``class_ids`` narrows to those resource classes. An inventory of a
+    ``class_ids`` narrows to those resource classes (ids read from the
+    classes' table: without them, a join to it). An inventory of a
     class that no longer exists (the audit's
     ``inventories_without_provider_or_class``) counts nowhere.
     """
@@ -132,9 +149,10 @@ def numbers(selected, class_ids=None, sharing_class_ids=()):
                   INV.c.step_size)
         .select_from(INV)
         .join(RP, RP.c.id == INV.c.resource_provider_id)
-        .join(_CLASS, _CLASS.c.id == INV.c.resource_class_id)
         .where(*selected))
-    if class_ids is not None:
+    if class_ids is None:
+        query = query.join(_CLASS, _CLASS.c.id == INV.c.resource_class_id)
+    else:
         used = used.where(_ALLOC.c.resource_class_id.in_(class_ids))
         query = query.where(INV.c.resource_class_id.in_(class_ids))
     used = used.group_by(_ALLOC.c.resource_provider_id,

@@ -13,7 +13,6 @@ import sqlalchemy as sa
 
 from placement import fatal
 from placement import uuid_form
-from placement.db import api as db_api
 from placement.db import models
 
 UNKNOWN = 'unknown'
@@ -58,14 +57,15 @@ class Zones:
                 .where(_AGG.c.uuid.in_(sorted(self.by_aggregate)))
                 .subquery('zone_members'))
 
-    def sums(self, conn, source, keys, sums, combined, settings):
+    def sums(self, conn, source, keys, sums, combined, tuned):
         """``(totals, per_zone)`` of ``source`` summed: ``{keys: sums}``
         and ``{zone name: {keys: sums}}``.
 
         ``source`` is a subquery with a ``root_id`` column; ``keys`` and
         ``sums`` are its columns and aggregates; ``combined(rows)`` sums
         several rows of ``sums`` as ``sums`` sums rows of ``source``;
-        ``settings``: MariaDB's for the statement (:func:`db_api.on_mariadb`).
+        ``tuned(statement)``: the statement as it is run
+        (:func:`inventory.tuned`).
         One GROUP BY over ``source`` per keys and set of zone aggregates
         of its roots (:meth:`_sets`), rather than one for the totals and
         one per zone aggregate, which read every row twice: the totals
@@ -84,7 +84,7 @@ class Zones:
             sa.func.count() > 0)
         width = len(columns)
         groups, zones_of = {}, {}
-        for row in conn.execute(db_api.on_mariadb(statement, settings)):
+        for row in conn.execute(tuned(statement)):
             masks, values, key = (tuple(row[:width]),
                                   tuple(row[width:width + len(sums)]),
                                   tuple(row[width + len(sums):]))
