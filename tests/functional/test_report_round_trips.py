@@ -222,3 +222,54 @@ def _resources(application):
             for service in report_data.call(
                 application, 'GET', '/reports/capacity', None
             ).json['cluster']['services']}
+
+
+def test_detail_reads_its_rows_folded_on_mariadb(db_url, application):
+    """On MariaDB the groups per tree, the roots, their traits and their
+    aggregates come folded into strings (PyMySQL's cost is per field);
+    elsewhere row by row."""
+    folded = [statement for statement in _statements_run(
+        application, '/reports/capacity?detail')
+        if 'group_concat' in statement.lower()]
+    assert len(folded) == (4 if _is_mariadb(db_url) else 0)
+
+
+#: A root's name as a client may write it: the separators of folded
+#: rows, JSON's quote and escape, and what is not ASCII.
+AWKWARD_NAME = 'cn 9 | "quoted" \\ back, ünïcode ☃'
+
+
+def test_detail_shows_every_root_as_written(db_url, application):
+    """Each subcapacity has its root's name, uuid, traits, aggregates and
+    zone exactly, whether the rows came folded or not."""
+    uuid = 'f0000000-0000-4000-8000-000000000009'
+    generation = report_data.call(
+        application, 'POST', '/resource_providers',
+        {'name': AWKWARD_NAME, 'uuid': uuid}).json['generation']
+    generation = report_data.call(
+        application, 'PUT', f'/resource_providers/{uuid}/inventories',
+        {'resource_provider_generation': generation,
+         'inventories': {'VCPU': {'total': 3, 'allocation_ratio': 2.5}}}
+    ).json['resource_provider_generation']
+    generation = report_data.call(
+        application, 'PUT', f'/resource_providers/{uuid}/traits',
+        {'resource_provider_generation': generation,
+         'traits': ['HW_CPU_X86_AVX2', 'COMPUTE_STATUS_DISABLED']}
+    ).json['resource_provider_generation']
+    report_data.call(
+        application, 'PUT', f'/resource_providers/{uuid}/aggregates',
+        {'resource_provider_generation': generation,
+         'aggregates': [report_data.AZ2, report_data.OTHER]})
+    resource, = report_data.call(
+        application, 'GET', '/reports/capacity?resource=VCPU&detail', None
+    ).json['cluster']['services'][0]['resources']
+    entry, = [sub for sub in resource['subcapacities']
+              if sub['uuid'] == uuid]
+    assert entry == {
+        'name': AWKWARD_NAME, 'uuid': uuid, 'capacity': 7,
+        'raw_capacity': 3, 'usage': 0,
+        'traits': ['COMPUTE_STATUS_DISABLED', 'HW_CPU_X86_AVX2'],
+        'aggregates': sorted([report_data.AZ2, report_data.OTHER]),
+        'zone': 'az2'}
+    names = [sub['name'] for sub in resource['subcapacities']]
+    assert names == sorted(names)
