@@ -247,6 +247,7 @@ def load_providers(conn, roots, names, flat=False):
     if roots.unasked:
         asked = roots.asked
         rows = [row for row in rows if row[3] in asked]
+    rows = _hanging_from_roots(rows)
     texts = provider_texts.texts(
         conn, {row[0]: row[4] for row in rows},
         lambda: kept.execute(conn, _KEPT.get(
@@ -275,6 +276,33 @@ def load_providers(conn, roots, names, flat=False):
             uuids[parent] if parent is not None else None, uuids[root],
             found, held)
     return loaded
+
+
+def _hanging_from_roots(rows):
+    """``rows`` (``(id, uuid, parent, root, stamp)``) of the providers
+    that hang from their root by parents: a tree is that, whatever the
+    rows' root ids say. The others are broken trees the audit reports
+    (a child whose parent is in another tree, parents of each other, a
+    root with a parent): they serve no candidate, and nothing is built
+    on a parent that was not loaded.
+
+    A tree is checked at the cost of a look-up per provider; only where
+    one is broken are the trees walked from their roots.
+    """
+    root_of = {row[0]: row[3] for row in rows}
+    if all(root_of.get(parent) == root if parent is not None
+           else provider_id == root
+           for provider_id, _uuid, parent, root, _stamp in rows):
+        return rows
+    children = {}
+    for row in rows:
+        if row[2] is not None and root_of.get(row[2]) == row[3]:
+            children.setdefault(row[2], []).append(row[0])
+    hanging = [row[0] for row in rows if row[2] is None and row[0] == row[3]]
+    for provider_id in hanging:
+        hanging.extend(children.pop(provider_id, ()))
+    hanging = set(hanging)
+    return [row for row in rows if row[0] in hanging]
 
 
 def _folded(roots, flat, dialect):

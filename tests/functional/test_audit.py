@@ -218,25 +218,35 @@ def test_the_repair_keeps_a_consumer_given_allocations_meanwhile(
             CONSUMER.c.uuid == audit_cloud.C6)) == 1
 
 
+#: The providers of broken trees the audit finds: rootless (its root id
+#: NULL), a child whose parent is in another tree, two parents of each
+#: other.
+BROKEN = (audit_cloud.ROOTLESS, audit_cloud.WRONG_CHILD,
+          audit_cloud.CYCLE_G, audit_cloud.CYCLE_H)
+
+
 @pytest.mark.parametrize('path', [
     '/allocation_candidates?resources=VCPU:1',
     '/allocation_candidates?resources=VCPU:1&limit=2',
+    '/allocation_candidates?resources=VCPU:1&in_tree=' + report_data.CN2,
     '/reports/explain?resources=VCPU:1',
 ])
-def test_the_broken_trees_are_left_out_of_searches(application, db, path):
-    """A provider the audit finds rootless (its root id NULL), with
-    inventory, serves no candidate, and the search and its explanation
-    answer (they answered 500 on the audit's cloud)."""
+@pytest.mark.parametrize('broken', BROKEN)
+def test_the_broken_trees_are_left_out_of_searches(application, db, path,
+                                                   broken):
+    """A provider of a broken tree, with inventory, serves no candidate,
+    and the search and its explanation answer (they answered 500 on the
+    audit's cloud: the rootless provider, then the child whose parent
+    is in another tree)."""
     plant(application, db)
     with db.writer() as conn:
         conn.execute(sa.insert(models.Inventory.__table__).values(
-            resource_provider_id=audit_cloud.provider_id(
-                conn, audit_cloud.ROOTLESS),
+            resource_provider_id=audit_cloud.provider_id(conn, broken),
             resource_class_id=audit_cloud.class_id(conn, 'VCPU'),
             total=8, reserved=0, min_unit=1, max_unit=8, step_size=1,
             allocation_ratio=1.0))
     response = report_data.call(application, 'GET', path, None)
-    assert response.json and audit_cloud.ROOTLESS not in response.text
+    assert response.json and broken not in response.text
 
 
 #: Path variables of the planted cloud's rows, for every GET operation.
